@@ -1,0 +1,588 @@
+#!/usr/bin/env python3
+"""PyTorch SDPA baseline for flashattn-rs.
+
+Times torch.nn.functional.scaled_dot_product_attention with each of the flash,
+cuDNN and memory-efficient backends on the benchmark shapes and writes a report
+in the flashattn-bench JSON schema (schema_version 1, see ../SCHEMA.md), so the
+Rust tooling (`flashattn-report table/compare/chart/merge`) reads it directly.
+
+Shapes come from a suite file written by the Rust side, so both harnesses
+measure exactly the same problems:
+
+    flashattn-report suites --json > suites.json              # every suite
+    flashattn-report suites --json --suite sweep > sweep.json # just one
+
+python/suites.json (the default) is that file for all suites; a Rust unit test
+keeps it current.
+
+Timing modes (each sample is the time of one SDPA call, in ms):
+  events  CUDA events around every call, same inputs each time (hot L2).
+  cold    CUDA events around every call, rotating over enough input sets that
+          their total size exceeds twice the L2 cache, so inputs come from DRAM.
+  graph   R calls captured in one CUDA graph; each replay is timed with events
+          and divided by R. No launch gaps, so this is closest to kernel time.
+
+Also measures hardware ceilings once (bf16 8192^3 matmul, 1 GiB device copy).
+Unsupported backend/shape combinations are recorded as errors, not fatal.
+
+Example:
+    PYTHONUNBUFFERED=1 python3 sdpa_baseline.py --out sdpa.json --modes events,graph
+
+`--self-test` checks the torch-free helpers (statistics, FLOP counts) against
+the values the Rust unit tests use, and needs no GPU.
+"""
+
+import argparse
+import json
+import math
+import os
+import shlex
+import subprocess
+import sys
+from datetime import datetime, timezone
+
+SCHEMA_VERSION = 1
+TOOL = "sdpa_baseline.py"
+MODES = ("events", "cold", "graph")
+# Short CLI name -> (implementation name in the report, SDPBackend member).
+BACKENDS = {
+    "flash": ("sdpa-flash", "FLASH_ATTENTION"),
+    "cudnn": ("sdpa-cudnn", "CUDNN_ATTENTION"),
+    "efficient": ("sdpa-efficient", "EFFICIENT_ATTENTION"),
+}
+DEFAULT_L2_BYTES = 50 * 1024 * 1024
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------
+# Torch-free helpers. These must agree with src/report.rs and src/stats.rs;
+# --self-test checks them against the same values the Rust tests use.
+# ---------------------------------------------------------------------------
+
+
+def percentile_sorted(xs, q):
+    """Linear interpolation between order statistics (NumPy's default)."""
+    h = (len(xs) - 1) * min(max(q, 0.0), 1.0)
+    lo = int(math.floor(h))
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (h - lo) * (xs[hi] - xs[lo])
+
+
+def summarize(samples):
+    """Same fields and definitions as the Rust Summary; None if no samples."""
+    xs = sorted(x for x in samples if math.isfinite(x) and x > 0.0)
+    n = len(xs)
+    if n == 0:
+        return None
+    mean = sum(xs) / n
+    stdev = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1)) if n > 1 else 0.0
+    return {
+        "n": n,
+        "p50": percentile_sorted(xs, 0.5),
+        "p90": percentile_sorted(xs, 0.9),
+        "mean": mean,
+        "min": xs[0],
+        "max": xs[-1],
+        "stdev": stdev,
+    }
+
+
+def allowed_pairs(shape):
+    """(query, key) pairs per batch element and head; bottom-right causal."""
+    sq, sk = shape["seqlen_q"], shape["seqlen_k"]
+    if not shape["causal"]:
+        return sq * sk
+    if sq == 0 or sk == 0:
+        return 0
+    lo = sk - sq + 1 if sk >= sq else 1
+    return (lo + sk) * (sk - lo + 1) // 2
+
+
+def flops(shape):
+    """Two matmuls of 2*D flops per allowed pair."""
+    return 4 * shape["batch"] * shape["heads_q"] * shape["head_dim"] * allowed_pairs(shape)
+
+
+def elem_bytes(dtype):
+    return {"f16": 2, "bf16": 2, "f32": 4}.get(dtype)
+
+
+def min_bytes(shape, eb):
+    """Read Q, K, V once, write O and the f32 log-sum-exp."""
+    q_rows = shape["batch"] * shape["heads_q"] * shape["seqlen_q"]
+    kv_rows = shape["batch"] * shape["heads_kv"] * shape["seqlen_k"]
+    d = shape["head_dim"]
+    return 2 * q_rows * d * eb + 2 * kv_rows * d * eb + 4 * q_rows
+
+
+def shape_key(shape):
+    k = "{} B{} H{}/{} S{}x{} D{}".format(
+        shape["dtype"], shape["batch"], shape["heads_q"], shape["heads_kv"],
+        shape["seqlen_q"], shape["seqlen_k"], shape["head_dim"])
+    return k + " causal" if shape["causal"] else k
+
+
+def make_result(suite, shape, implementation, mode, samples_ms=None, error=None):
+    return {
+        "suite": suite,
+        "shape": shape,
+        "implementation": implementation,
+        "mode": mode,
+        "samples_ms": list(samples_ms or []),
+        "error": error,
+    }
+
+
+def finish(result, ceilings):
+    """Fill the derived fields exactly as BenchResult::finish does."""
+    s = summarize(result["samples_ms"])
+    result["summary"] = s
+    for k in ("tflops", "gbps", "frac_peak_flops", "frac_peak_bw"):
+        result[k] = None
+    if s is None:
+        return result
+    seconds = s["p50"] * 1e-3
+    result["tflops"] = flops(result["shape"]) / seconds / 1e12
+    eb = elem_bytes(result["shape"]["dtype"])
+    if eb is not None:
+        result["gbps"] = min_bytes(result["shape"], eb) / seconds / 1e9
+    if ceilings:
+        if ceilings.get("bf16_matmul_tflops", 0) > 0:
+            result["frac_peak_flops"] = result["tflops"] / ceilings["bf16_matmul_tflops"]
+        if result["gbps"] is not None and ceilings.get("copy_tbps", 0) > 0:
+            result["frac_peak_bw"] = result["gbps"] / (ceilings["copy_tbps"] * 1000.0)
+    return result
+
+
+def utc_now():
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def load_shapes(path):
+    with open(path) as f:
+        doc = json.load(f)
+    if doc.get("schema_version") != SCHEMA_VERSION:
+        raise SystemExit("{}: schema_version {!r} is not {}".format(
+            path, doc.get("schema_version"), SCHEMA_VERSION))
+    return [(e["suite"], e["shape"]) for e in doc["shapes"]]
+
+
+def write_report(report, path):
+    """Write atomically so an interrupted run never leaves half a file."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(report, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def fmt(x):
+    if x is None:
+        return "-"
+    a = abs(x)
+    if a >= 100:
+        return "{:.1f}".format(x)
+    if a >= 10:
+        return "{:.2f}".format(x)
+    if a >= 1:
+        return "{:.3f}".format(x)
+    return "{:.4f}".format(x)
+
+
+def print_table(results):
+    rows = [("shape", "implementation", "mode", "p50 ms", "p90 ms", "TFLOP/s", "note")]
+    for r in results:
+        s = r.get("summary") or {}
+        rows.append((shape_key(r["shape"]), r["implementation"], r["mode"],
+                     fmt(s.get("p50")), fmt(s.get("p90")), fmt(r.get("tflops")),
+                     (r.get("error") or "").splitlines()[0][:60] if r.get("error") else ""))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    right = {3, 4, 5}
+    for n, row in enumerate(rows):
+        cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))]
+        print("  ".join(cells).rstrip(), flush=True)
+        if n == 0:
+            print("  ".join("-" * w for w in widths), flush=True)
+
+
+def self_test():
+    s = summarize([4.0, 1.0, 3.0, 2.0])
+    assert s["n"] == 4 and s["p50"] == 2.5 and abs(s["p90"] - 3.7) < 1e-15, s
+    assert s["mean"] == 2.5 and abs(s["stdev"] - math.sqrt(5.0 / 3.0)) < 1e-15, s
+    s = summarize([10.0, 30.0, 20.0, 50.0, 40.0])
+    assert s["p50"] == 30.0 and abs(s["p90"] - 46.0) < 1e-12, s
+    assert summarize([]) is None
+
+    def sh(dtype, b, h, s, d, causal, hkv=None, sk=None):
+        return {"dtype": dtype, "batch": b, "heads_q": h, "heads_kv": hkv or h,
+                "seqlen_q": s, "seqlen_k": sk or s, "head_dim": d, "causal": causal}
+
+    assert shape_key(sh("f16", 4, 16, 512, 64, True)) == "f16 B4 H16/16 S512x512 D64 causal"
+    assert shape_key(sh("bf16", 1, 32, 128, 128, False, 8, 256)) == "bf16 B1 H32/8 S128x256 D128"
+    assert flops(sh("bf16", 2, 16, 8192, 128, False)) == 4 * 2 * 16 * 8192 * 8192 * 128
+    assert flops(sh("bf16", 2, 16, 8192, 128, True)) == 4 * 2 * 16 * 128 * (8192 * 8193 // 2)
+    for sq in (0, 1, 2, 3, 7, 16):
+        for sk in (0, 1, 2, 5, 7, 16, 19):
+            x = sh("f16", 1, 1, sq, 8, True, sk=sk)
+            x["seqlen_q"], x["seqlen_k"] = sq, sk
+            brute = sum(1 for i in range(sq) for j in range(sk) if j <= i + sk - sq)
+            assert allowed_pairs(x) == brute, (sq, sk)
+    m = sh("f16", 2, 8, 100, 64, False, 2, 300)
+    assert min_bytes(m, 2) == 2 * (2 * 8 * 100 * 64 * 2) + 2 * (2 * 2 * 300 * 64 * 2) + 2 * 8 * 100 * 4
+    r = finish(make_result("seed", sh("bf16", 1, 1, 1024, 64, False), "x", "events", [2.0, 1.0, 3.0]),
+               {"bf16_matmul_tflops": 800.0, "copy_tbps": 3.0})
+    assert abs(r["tflops"] - 4.0 * 1024 * 1024 * 64 / 2e-3 / 1e12) < 1e-12, r
+    assert abs(r["gbps"] - (4 * 1024 * 64 * 2 + 1024 * 4) / 2e-3 / 1e9) < 1e-9, r
+    s512 = sh("f16", 1, 8, 512, 64, False)
+    assert input_set_bytes(s512) == 3 * 512 * 8 * 64 * 2
+    # 1.5 MiB per set: exceeding 2 * 50 MiB takes 67 sets; memory caps it; never below 2.
+    assert cold_set_count(s512, 50 << 20, 80 << 30) == 67
+    assert cold_set_count(s512, 50 << 20, 1 << 20) == 2
+    assert cold_set_count(sh("bf16", 2, 16, 8192, 128, False), 50 << 20, 80 << 30) == 2
+    shapes = load_shapes(os.path.join(HERE, "suites.json"))
+    assert len(shapes) == 26 and len({shape_key(s) for _, s in shapes}) == 26
+    print("self-test passed")
+
+
+# ---------------------------------------------------------------------------
+# GPU measurement. torch is imported lazily so the helpers above work without it.
+# ---------------------------------------------------------------------------
+
+
+def query_nvidia_smi(torch, index):
+    """Driver version and current SM/memory clocks; Nones if unavailable."""
+    ident = str(index)
+    try:
+        uuid = str(torch.cuda.get_device_properties(index).uuid)
+        if uuid:
+            # The uuid survives CUDA_VISIBLE_DEVICES remapping; an index may not.
+            ident = uuid if uuid.startswith("GPU-") else "GPU-" + uuid
+    except Exception:
+        pass
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version,clocks.sm,clocks.mem",
+             "--format=csv,noheader,nounits", "-i", ident],
+            capture_output=True, text=True, timeout=20, check=True).stdout.strip().splitlines()[0]
+        driver, sm, mem = [x.strip() for x in out.split(",")]
+
+        def as_int(x):
+            try:
+                return int(float(x))
+            except ValueError:
+                return None
+
+        return driver or None, as_int(sm), as_int(mem)
+    except Exception as e:  # no nvidia-smi, or an unexpected format
+        log("nvidia-smi query failed ({}); driver and clocks left empty".format(e))
+        return None, None, None
+
+
+def git_commit():
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=HERE, capture_output=True,
+                              text=True, timeout=10, check=True).stdout.strip() or None
+    except Exception:
+        return None
+
+
+def time_loop_ms(torch, fn, reps):
+    """Mean ms of `reps` back-to-back calls, timed by one pair of events."""
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(reps):
+        fn()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) / reps
+
+
+def best_ms(torch, fn):
+    """Best of 5 trials of 10 calls, after 3 untimed ones (cuBLAS heuristics,
+    clock ramp-up): the sustained peak at the current clocks."""
+    time_loop_ms(torch, fn, 3)
+    return min(time_loop_ms(torch, fn, 10) for _ in range(5))
+
+
+def matmul_tflops(torch, device, n=8192):
+    a = torch.randn(n, n, device=device, dtype=torch.bfloat16)
+    b = torch.randn(n, n, device=device, dtype=torch.bfloat16)
+    c = torch.empty(n, n, device=device, dtype=torch.bfloat16)
+    ms = best_ms(torch, lambda: torch.mm(a, b, out=c))
+    return 2.0 * n ** 3 / (ms * 1e-3) / 1e12
+
+
+def copy_tbps(torch, device, nbytes=1 << 30):
+    src = torch.ones(nbytes, device=device, dtype=torch.uint8)
+    dst = torch.empty_like(src)
+    ms = best_ms(torch, lambda: dst.copy_(src))
+    # A copy reads and writes every byte.
+    return 2.0 * nbytes / (ms * 1e-3) / 1e12
+
+
+def measure_ceilings(torch, device):
+    ceilings = {"bf16_matmul_tflops": matmul_tflops(torch, device), "copy_tbps": copy_tbps(torch, device)}
+    torch.cuda.empty_cache()
+    return ceilings
+
+
+def make_inputs(torch, shape, device):
+    dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[shape["dtype"]]
+    b, d = shape["batch"], shape["head_dim"]
+    q = torch.randn(b, shape["heads_q"], shape["seqlen_q"], d, device=device, dtype=dtype)
+    k = torch.randn(b, shape["heads_kv"], shape["seqlen_k"], d, device=device, dtype=dtype)
+    v = torch.randn(b, shape["heads_kv"], shape["seqlen_k"], d, device=device, dtype=dtype)
+    return q, k, v
+
+
+def make_sdpa(shape):
+    """An SDPA call with the shape's masking and head grouping baked in."""
+    import torch.nn.functional as F
+
+    kwargs = {}
+    if shape["heads_q"] != shape["heads_kv"]:
+        kwargs["enable_gqa"] = True
+    if shape["causal"]:
+        if shape["seqlen_q"] == shape["seqlen_k"]:
+            # PyTorch's is_causal is top-left aligned, which is the same as our
+            # bottom-right convention when the lengths match.
+            kwargs["is_causal"] = True
+        else:
+            from torch.nn.attention.bias import causal_lower_right
+            kwargs["attn_mask"] = causal_lower_right(shape["seqlen_q"], shape["seqlen_k"])
+
+    def call(q, k, v):
+        return F.scaled_dot_product_attention(q, k, v, **kwargs)
+
+    return call
+
+
+def time_events(torch, call, input_sets, iters, warmup):
+    """Events around every call; rotating over input_sets (one set = hot)."""
+    for i in range(max(warmup, len(input_sets))):
+        call(*input_sets[i % len(input_sets)])
+    torch.cuda.synchronize()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    for i in range(iters):
+        q, k, v = input_sets[i % len(input_sets)]
+        starts[i].record()
+        call(q, k, v)
+        ends[i].record()
+    torch.cuda.synchronize()
+    return [s.elapsed_time(e) for s, e in zip(starts, ends)]
+
+
+def time_graph(torch, call, inputs, iters, warmup, calls_per_graph):
+    """Per-call ms from replays of a graph holding `calls_per_graph` calls."""
+    q, k, v = inputs
+    # Warm up on a side stream, as graph capture requires, so lazy
+    # initialisation (workspaces, cuDNN plans) happens before capture.
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            call(q, k, v)
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        outs = [call(q, k, v) for _ in range(calls_per_graph)]
+    for _ in range(max(1, warmup // calls_per_graph)):
+        graph.replay()
+    torch.cuda.synchronize()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    for i in range(iters):
+        starts[i].record()
+        graph.replay()
+        ends[i].record()
+    torch.cuda.synchronize()
+    samples = [s.elapsed_time(e) / calls_per_graph for s, e in zip(starts, ends)]
+    del outs, graph
+    return samples
+
+
+def input_set_bytes(shape):
+    """Bytes of one (Q, K, V) input set."""
+    eb = elem_bytes(shape["dtype"])
+    q = shape["batch"] * shape["heads_q"] * shape["seqlen_q"] * shape["head_dim"]
+    kv = shape["batch"] * shape["heads_kv"] * shape["seqlen_k"] * shape["head_dim"]
+    return (q + 2 * kv) * eb
+
+
+def cold_set_count(shape, l2_bytes, free_bytes):
+    """Input sets whose total exceeds 2x L2, capped to half the free memory
+    (but never below 2, so consecutive calls never share inputs)."""
+    set_bytes = input_set_bytes(shape)
+    want = 2 * l2_bytes // set_bytes + 1
+    fit = int(0.5 * free_bytes) // set_bytes
+    return max(2, min(want, fit))
+
+
+def error_text(e):
+    text = "{}: {}".format(type(e).__name__, str(e).strip())
+    return text[:600]
+
+
+def run_shape(torch, args, suite, shape, device, l2_bytes, ceilings):
+    """All requested backends and modes for one shape; returns results."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    results = []
+    key = shape_key(shape)
+    if elem_bytes(shape["dtype"]) != 2:
+        for name in args.backends:
+            for mode in args.modes:
+                results.append(make_result(suite, shape, BACKENDS[name][0], mode,
+                                           error="dtype {} not benchmarked".format(shape["dtype"])))
+        return results
+
+    torch.manual_seed(0)
+    try:
+        hot = make_inputs(torch, shape, device)
+    except Exception as e:  # typically out of memory
+        for name in args.backends:
+            for mode in args.modes:
+                results.append(make_result(suite, shape, BACKENDS[name][0], mode, error=error_text(e)))
+        return results
+    call = make_sdpa(shape)
+
+    for name in args.backends:
+        impl, member = BACKENDS[name]
+        backend = getattr(SDPBackend, member)
+        with torch.no_grad(), sdpa_kernel([backend]):
+            # Probe once eagerly: an unsupported shape fails here, not in the
+            # middle of a graph capture.
+            try:
+                call(*hot)
+                torch.cuda.synchronize()
+            except Exception as e:
+                log("  {:<15} {}: unsupported: {}".format(impl, key, error_text(e).splitlines()[0]))
+                for mode in args.modes:
+                    results.append(make_result(suite, shape, impl, mode, error=error_text(e)))
+                continue
+            for mode in args.modes:
+                try:
+                    if mode == "events":
+                        samples = time_events(torch, call, [hot], args.iters, args.warmup)
+                    elif mode == "cold":
+                        free, _ = torch.cuda.mem_get_info(device)
+                        n_sets = cold_set_count(shape, l2_bytes, free)
+                        sets = [hot] + [make_inputs(torch, shape, device) for _ in range(n_sets - 1)]
+                        try:
+                            samples = time_events(torch, call, sets, args.iters, args.warmup)
+                        finally:
+                            del sets
+                    else:
+                        samples = time_graph(torch, call, hot, args.iters, args.warmup, args.graph_calls)
+                    res = finish(make_result(suite, shape, impl, mode, samples), ceilings)
+                    log("  {:<15} {:<6} {}: p50 {} ms, {} TFLOP/s".format(
+                        impl, mode, key, fmt(res["summary"]["p50"]), fmt(res["tflops"])))
+                except Exception as e:
+                    log("  {:<15} {:<6} {}: failed: {}".format(impl, mode, key, error_text(e).splitlines()[0]))
+                    res = make_result(suite, shape, impl, mode, error=error_text(e))
+                    torch.cuda.synchronize()
+                results.append(res)
+    del hot
+    torch.cuda.empty_cache()
+    return results
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--suite-file", "--shapes", dest="suite_file", default=os.path.join(HERE, "suites.json"),
+                   help="shapes JSON from `flashattn-report suites --json` (default: %(default)s)")
+    p.add_argument("--modes", default="events,cold,graph", help="comma list of events,cold,graph (default: %(default)s)")
+    p.add_argument("--backends", default="flash,cudnn,efficient", help="comma list of flash,cudnn,efficient (default: %(default)s)")
+    p.add_argument("--iters", type=int, default=100, help="timed samples per (shape, backend, mode) (default: %(default)s)")
+    p.add_argument("--warmup", type=int, default=10, help="untimed calls before timing (default: %(default)s)")
+    p.add_argument("--graph-calls", type=int, default=20, help="calls captured per CUDA graph in graph mode (default: %(default)s)")
+    p.add_argument("--l2-mb", type=float, default=None, help="L2 size for cold mode (default: from the device, else 50)")
+    p.add_argument("--device", type=int, default=0, help="CUDA device index (default: %(default)s)")
+    p.add_argument("--no-ceilings", action="store_true", help="skip the matmul/copy ceiling measurement")
+    p.add_argument("--commit", default=None, help="commit to record (default: git rev-parse HEAD, if available)")
+    p.add_argument("--out", default="sdpa_baseline.json", help="report path (default: %(default)s)")
+    p.add_argument("--self-test", action="store_true", help="check the torch-free helpers and exit")
+    args = p.parse_args(argv)
+    args.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    args.backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+    bad = [m for m in args.modes if m not in MODES] + [b for b in args.backends if b not in BACKENDS]
+    if bad:
+        p.error("unknown mode/backend: {}".format(", ".join(bad)))
+    if args.iters < 1 or args.graph_calls < 1 or args.warmup < 0:
+        p.error("--iters and --graph-calls must be >= 1, --warmup >= 0")
+    return args
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.self_test:
+        self_test()
+        return 0
+
+    import torch
+
+    if not torch.cuda.is_available():
+        log("CUDA is not available; nothing to measure")
+        return 2
+    shapes = load_shapes(args.suite_file)
+    torch.cuda.set_device(args.device)
+    device = torch.device("cuda", args.device)
+    props = torch.cuda.get_device_properties(args.device)
+    if args.l2_mb is not None:
+        l2_bytes = int(args.l2_mb * 1024 * 1024)
+    else:
+        l2_bytes = int(getattr(props, "L2_cache_size", 0) or DEFAULT_L2_BYTES)
+    log("device {} (sm {}.{}, {} SMs, L2 {:.0f} MiB), torch {}, {} shapes from {}".format(
+        props.name, props.major, props.minor, props.multi_processor_count, l2_bytes / 2 ** 20,
+        torch.__version__, len(shapes), args.suite_file))
+
+    ceilings = None
+    if not args.no_ceilings:
+        ceilings = measure_ceilings(torch, device)
+        log("ceilings: bf16 matmul {:.1f} TFLOP/s, copy {:.3f} TB/s".format(
+            ceilings["bf16_matmul_tflops"], ceilings["copy_tbps"]))
+
+    report = {
+        "schema_version": SCHEMA_VERSION,
+        "tool": TOOL,
+        "created_utc": utc_now(),
+        "commit": args.commit or git_commit(),
+        "device": {
+            "name": props.name,
+            "compute_capability": "{}.{}".format(props.major, props.minor),
+            "sm_count": props.multi_processor_count,
+            "driver": None,
+            "sm_clock_mhz": None,
+            "mem_clock_mhz": None,
+        },
+        "ceilings": ceilings,
+        "command": " ".join(shlex.quote(a) for a in [sys.executable] + sys.argv),
+        "results": [],
+    }
+
+    for i, (suite, shape) in enumerate(shapes):
+        log("[{}/{}] {} ({})".format(i + 1, len(shapes), shape_key(shape), suite))
+        report["results"].extend(run_shape(torch, args, suite, shape, device, l2_bytes, ceilings))
+        # Save after every shape so a crash or interrupt keeps what was measured.
+        write_report(report, args.out)
+
+    # Clocks sampled right after the last measurement, while the GPU is still
+    # under load, describe the conditions of the run better than idle clocks.
+    driver, sm_clock, mem_clock = query_nvidia_smi(torch, args.device)
+    report["device"].update({"driver": driver, "sm_clock_mhz": sm_clock, "mem_clock_mhz": mem_clock})
+    write_report(report, args.out)
+    log("wrote {} ({} results)".format(args.out, len(report["results"])))
+    print_table(report["results"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,360 @@
+//! Comparing two reports result by result: the performance-regression gate.
+//!
+//! Results are matched on [`ResultKey`] (shape key, implementation, mode) and
+//! each matched pair goes through [`crate::stats::judge`]. Unmatched results
+//! are listed but never fail the gate, so adding or retiring shapes does not
+//! break CI; only a measured regression does.
+
+use crate::output::{Align, fmt_num, text_table};
+use crate::report::{BenchResult, Report, ResultKey};
+use crate::stats::{self, Judgement, Summary, Verdict};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// Knobs of [`compare_reports`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompareOptions {
+    /// Relative change below which nothing is flagged (see [`stats::judge`]).
+    pub threshold: f64,
+    /// Significance level of the Mann-Whitney test.
+    pub alpha: f64,
+    /// Bootstrap seed; the same seed is used for every pair so that the
+    /// outcome does not depend on result order.
+    pub seed: u64,
+    /// Only compare results of this timing mode.
+    pub mode: Option<String>,
+}
+
+impl Default for CompareOptions {
+    fn default() -> Self {
+        CompareOptions {
+            threshold: stats::DEFAULT_THRESHOLD,
+            alpha: stats::DEFAULT_ALPHA,
+            seed: 0x5eed,
+            mode: None,
+        }
+    }
+}
+
+/// A matched pair and its verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ComparedRow {
+    /// What was compared.
+    pub key: ResultKey,
+    /// Summary of the old samples.
+    pub old: Summary,
+    /// Summary of the new samples.
+    pub new: Summary,
+    /// The gate's decision and its evidence.
+    pub judgement: Judgement,
+}
+
+/// Outcome of [`compare_reports`].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Comparison {
+    /// Matched pairs, in the new report's order.
+    pub rows: Vec<ComparedRow>,
+    /// Results present only in the old report.
+    pub only_in_old: Vec<ResultKey>,
+    /// Results present only in the new report.
+    pub only_in_new: Vec<ResultKey>,
+    /// Matched pairs that could not be judged (an error or no samples on a
+    /// side), with the reason.
+    pub skipped: Vec<(ResultKey, String)>,
+}
+
+fn usable_samples(r: &BenchResult) -> Result<Vec<f64>, String> {
+    if let Some(e) = &r.error {
+        return Err(format!("error: {e}"));
+    }
+    let v: Vec<f64> = r
+        .samples_ms
+        .iter()
+        .copied()
+        .filter(|x| x.is_finite() && *x > 0.0)
+        .collect();
+    if v.is_empty() {
+        Err("no samples".to_string())
+    } else {
+        Ok(v)
+    }
+}
+
+/// Matches `old` and `new` results and judges each pair.
+///
+/// If a report holds the same key twice, the later result is used, the same
+/// rule as [`Report::merge`].
+pub fn compare_reports(old: &Report, new: &Report, opts: &CompareOptions) -> Comparison {
+    let wanted = |r: &&BenchResult| opts.mode.as_deref().is_none_or(|m| r.mode == m);
+    let mut old_by_key: HashMap<ResultKey, &BenchResult> = HashMap::new();
+    let mut old_order = Vec::new();
+    for r in old.results.iter().filter(wanted) {
+        let k = r.key();
+        if old_by_key.insert(k.clone(), r).is_none() {
+            old_order.push(k);
+        }
+    }
+    let mut new_by_key: HashMap<ResultKey, &BenchResult> = HashMap::new();
+    let mut new_order = Vec::new();
+    for r in new.results.iter().filter(wanted) {
+        let k = r.key();
+        if new_by_key.insert(k.clone(), r).is_none() {
+            new_order.push(k);
+        }
+    }
+
+    let mut out = Comparison::default();
+    for key in &new_order {
+        let Some(o) = old_by_key.get(key) else {
+            out.only_in_new.push(key.clone());
+            continue;
+        };
+        let n = new_by_key[key];
+        match (usable_samples(o), usable_samples(n)) {
+            (Ok(a), Ok(b)) => out.rows.push(ComparedRow {
+                key: key.clone(),
+                old: Summary::from_samples(&a),
+                new: Summary::from_samples(&b),
+                judgement: stats::judge(&a, &b, opts.threshold, opts.alpha, opts.seed),
+            }),
+            (Err(e), _) => out.skipped.push((key.clone(), format!("old {e}"))),
+            (_, Err(e)) => out.skipped.push((key.clone(), format!("new {e}"))),
+        }
+    }
+    out.only_in_old = old_order
+        .into_iter()
+        .filter(|k| !new_by_key.contains_key(k))
+        .collect();
+    out
+}
+
+impl Comparison {
+    /// Number of pairs with the given verdict.
+    pub fn count(&self, verdict: Verdict) -> usize {
+        self.rows
+            .iter()
+            .filter(|r| r.judgement.verdict == verdict)
+            .count()
+    }
+
+    /// Process exit status for the gate: 1 if anything regressed, else 0.
+    pub fn exit_code(&self) -> i32 {
+        if self.count(Verdict::Regressed) > 0 {
+            1
+        } else {
+            0
+        }
+    }
+
+    /// One-line tally, e.g. for CI logs.
+    pub fn summary_line(&self) -> String {
+        format!(
+            "{} compared: {} regressed, {} improved, {} unchanged; {} only in old, {} only in new, {} skipped",
+            self.rows.len(),
+            self.count(Verdict::Regressed),
+            self.count(Verdict::Improved),
+            self.count(Verdict::Unchanged),
+            self.only_in_old.len(),
+            self.only_in_new.len(),
+            self.skipped.len()
+        )
+    }
+
+    /// Plain-text rendering: one table per shape, then the unmatched and
+    /// skipped results, then [`Comparison::summary_line`].
+    pub fn render_text(&self) -> String {
+        let headers: Vec<String> = [
+            "implementation",
+            "mode",
+            "old p50 ms",
+            "new p50 ms",
+            "new/old [95% CI]",
+            "MW p",
+            "Cliff's d",
+            "verdict",
+        ]
+        .map(String::from)
+        .to_vec();
+        let align = [
+            Align::Left,
+            Align::Left,
+            Align::Right,
+            Align::Right,
+            Align::Right,
+            Align::Right,
+            Align::Right,
+            Align::Left,
+        ];
+        let mut out = String::new();
+        let mut shapes: Vec<&str> = Vec::new();
+        for r in &self.rows {
+            if !shapes.contains(&r.key.shape_key.as_str()) {
+                shapes.push(&r.key.shape_key);
+            }
+        }
+        for shape in shapes {
+            let _ = writeln!(out, "== {shape}");
+            let rows: Vec<Vec<String>> = self
+                .rows
+                .iter()
+                .filter(|r| r.key.shape_key == shape)
+                .map(|r| {
+                    let j = &r.judgement;
+                    let verdict = match j.verdict {
+                        Verdict::Regressed => "REGRESSED".to_string(),
+                        v => v.to_string(),
+                    };
+                    vec![
+                        r.key.implementation.clone(),
+                        r.key.mode.clone(),
+                        fmt_num(r.old.p50),
+                        fmt_num(r.new.p50),
+                        format!(
+                            "{:.3} [{:.3}, {:.3}]",
+                            j.ratio_ci.ratio, j.ratio_ci.lo, j.ratio_ci.hi
+                        ),
+                        format_p(j.mw.p_value),
+                        format!("{:+.2} ({})", j.cliffs.delta, j.cliffs.magnitude),
+                        verdict,
+                    ]
+                })
+                .collect();
+            out.push_str(&text_table(&headers, &rows, &align));
+            out.push('\n');
+        }
+        for (label, keys) in [
+            ("only in old", &self.only_in_old),
+            ("only in new", &self.only_in_new),
+        ] {
+            if !keys.is_empty() {
+                let _ = writeln!(out, "{label} ({}):", keys.len());
+                for k in keys {
+                    let _ = writeln!(out, "  {k}");
+                }
+            }
+        }
+        if !self.skipped.is_empty() {
+            let _ = writeln!(out, "skipped ({}):", self.skipped.len());
+            for (k, why) in &self.skipped {
+                let _ = writeln!(out, "  {k}: {why}");
+            }
+        }
+        out.push_str(&self.summary_line());
+        out.push('\n');
+        out
+    }
+}
+
+fn format_p(p: f64) -> String {
+    if p < 1e-4 {
+        format!("{p:.1e}")
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{Device, MODE_EVENTS, MODE_GRAPH, Shape};
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    fn noisy(center: f64, seed: u64) -> Vec<f64> {
+        let mut rng = StdRng::seed_from_u64(seed);
+        (0..100)
+            .map(|_| center * (1.0 + 0.05 * (rng.random::<f64>() - 0.5)))
+            .collect()
+    }
+
+    fn report(scale: f64, seed: u64) -> Report {
+        let mut r = Report::new(
+            "flashattn-bench",
+            Device {
+                name: "GPU".into(),
+                ..Default::default()
+            },
+        );
+        for (i, s) in crate::suites::suite("seed")
+            .unwrap()
+            .into_iter()
+            .take(3)
+            .enumerate()
+        {
+            for mode in [MODE_EVENTS, MODE_GRAPH] {
+                let samples = noisy(scale * (1.0 + i as f64), seed + i as u64);
+                r.results.push(BenchResult::new(
+                    "seed",
+                    s.clone(),
+                    "flashattn",
+                    mode,
+                    samples,
+                ));
+            }
+        }
+        r
+    }
+
+    #[test]
+    fn identical_reports_are_unchanged() {
+        let a = report(1.0, 1);
+        let c = compare_reports(&a, &a, &CompareOptions::default());
+        assert_eq!(c.rows.len(), 6);
+        assert_eq!(c.count(Verdict::Unchanged), 6);
+        assert_eq!(c.exit_code(), 0);
+    }
+
+    #[test]
+    fn slower_is_regressed_faster_is_improved() {
+        let old = report(1.0, 1);
+        let slow = compare_reports(&old, &report(1.1, 50), &CompareOptions::default());
+        assert_eq!(slow.count(Verdict::Regressed), 6, "{}", slow.render_text());
+        assert_eq!(slow.exit_code(), 1);
+        assert!(slow.render_text().contains("REGRESSED"));
+        let fast = compare_reports(&old, &report(0.9, 50), &CompareOptions::default());
+        assert_eq!(fast.count(Verdict::Improved), 6);
+        assert_eq!(fast.exit_code(), 0);
+    }
+
+    #[test]
+    fn mode_filter_and_missing_counterparts() {
+        let old = report(1.0, 1);
+        let mut new = report(1.1, 50);
+        let gone = new.results.remove(0).key();
+        new.results.push(BenchResult::new(
+            "seed",
+            Shape::self_attention("f16", 9, 9, 9, 64, false),
+            "flashattn",
+            MODE_EVENTS,
+            vec![1.0],
+        ));
+        new.results[1].error = Some("boom".into());
+        let opts = CompareOptions {
+            mode: Some(MODE_EVENTS.into()),
+            ..Default::default()
+        };
+        let c = compare_reports(&old, &new, &opts);
+        assert_eq!(c.only_in_old, vec![gone]);
+        assert_eq!(c.only_in_new.len(), 1);
+        assert_eq!(c.skipped.len(), 1);
+        assert!(c.rows.iter().all(|r| r.key.mode == MODE_EVENTS));
+        let text = c.render_text();
+        assert!(
+            text.contains("only in old (1):") && text.contains("new error: boom"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("; 1 only in old, 1 only in new, 1 skipped\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn deterministic_for_a_seed() {
+        let old = report(1.0, 1);
+        let new = report(1.02, 9);
+        let a = compare_reports(&old, &new, &CompareOptions::default());
+        let b = compare_reports(&old, &new, &CompareOptions::default());
+        assert_eq!(a, b);
+    }
+}

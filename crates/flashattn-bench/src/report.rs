@@ -1,0 +1,874 @@
+//! The benchmark report: one JSON schema shared by the Rust harness and the
+//! PyTorch baseline script (`python/sdpa_baseline.py`).
+//!
+//! `SCHEMA.md` next to this crate's `Cargo.toml` documents the format for
+//! readers who do not read Rust; keep the two in step. Compatibility rules:
+//! readers ignore unknown fields, optional fields may be `null` or absent,
+//! and any incompatible change bumps [`SCHEMA_VERSION`], which [`Report::read`]
+//! checks before parsing the rest.
+
+use crate::stats::Summary;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Version of the report format written and accepted by this crate.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// `tool` value for reports written by the Rust harness.
+pub const TOOL_RUST: &str = "flashattn-bench";
+/// `tool` value for reports written by the PyTorch baseline script.
+pub const TOOL_PYTHON: &str = "sdpa_baseline.py";
+
+/// Per-call CUDA events around each call, inputs resident in L2 ("hot").
+pub const MODE_EVENTS: &str = "events";
+/// Per-call CUDA events, inputs rotated over more than twice the L2 size.
+pub const MODE_COLD: &str = "cold";
+/// Per-call time from a replayed CUDA graph of several calls (no launch gaps).
+pub const MODE_GRAPH: &str = "graph";
+
+/// `implementation` of our own kernels with the default configuration;
+/// tuned variants are written `flashattn[cfg-name]`.
+pub const IMPL_OURS: &str = "flashattn";
+
+/// True for our own implementations (`flashattn` and `flashattn[...]`);
+/// everything else is a baseline.
+pub fn is_ours(implementation: &str) -> bool {
+    implementation == IMPL_OURS
+        || (implementation.starts_with("flashattn[") && implementation.ends_with(']'))
+}
+
+/// A whole benchmark run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Format version; always [`SCHEMA_VERSION`] when written by this crate.
+    pub schema_version: u32,
+    /// Producer: [`TOOL_RUST`] or [`TOOL_PYTHON`] (merged reports join both
+    /// with `+`).
+    pub tool: String,
+    /// Creation time, UTC, `YYYY-MM-DDTHH:MM:SSZ`.
+    pub created_utc: String,
+    /// Git commit of the code measured, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// The GPU the numbers come from.
+    pub device: Device,
+    /// Measured hardware ceilings, used for the `frac_peak_*` fields.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ceilings: Option<Ceilings>,
+    /// Command line that produced the report, for reproduction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// One entry per (shape, implementation, mode).
+    #[serde(default)]
+    pub results: Vec<BenchResult>,
+}
+
+/// The GPU a report was measured on. Everything but the name is optional
+/// because not every producer can query it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Device {
+    /// Marketing name, e.g. `NVIDIA H100 80GB HBM3`.
+    pub name: String,
+    /// Compute capability as `major.minor`, e.g. `9.0`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compute_capability: Option<String>,
+    /// Number of streaming multiprocessors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sm_count: Option<u32>,
+    /// Driver version string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<String>,
+    /// SM clock in MHz observed by the producer during the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sm_clock_mhz: Option<u32>,
+    /// Memory clock in MHz observed by the producer during the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem_clock_mhz: Option<u32>,
+}
+
+/// Measured (not datasheet) hardware ceilings, so that "fraction of peak"
+/// compares against what the part actually sustains at its current clocks.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Ceilings {
+    /// Dense bf16 matmul throughput (8192^3 GEMM), TFLOP/s. Also used for f16
+    /// shapes: the tensor-core peak is the same for both types on the parts
+    /// we target.
+    pub bf16_matmul_tflops: f64,
+    /// Device-to-device copy bandwidth counting read plus write, TB/s.
+    pub copy_tbps: f64,
+}
+
+/// Problem size of one attention forward call.
+///
+/// Tensors are `[batch, heads, seqlen, head_dim]`; `heads_q` must be a
+/// multiple of `heads_kv` (grouped-query attention when they differ).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Shape {
+    /// Element type of Q, K, V and O: `"f16"` or `"bf16"`.
+    pub dtype: String,
+    /// Batch size.
+    pub batch: usize,
+    /// Query heads.
+    pub heads_q: usize,
+    /// Key/value heads.
+    pub heads_kv: usize,
+    /// Query sequence length.
+    pub seqlen_q: usize,
+    /// Key/value sequence length.
+    pub seqlen_k: usize,
+    /// Head dimension.
+    pub head_dim: usize,
+    /// Causal masking, bottom-right aligned: key `j` is visible to query `i`
+    /// iff `j <= i + seqlen_k - seqlen_q`.
+    pub causal: bool,
+}
+
+impl Shape {
+    /// A self-attention shape (`heads_kv == heads_q`, `seqlen_k == seqlen_q`).
+    pub fn self_attention(
+        dtype: &str,
+        batch: usize,
+        heads: usize,
+        seqlen: usize,
+        head_dim: usize,
+        causal: bool,
+    ) -> Shape {
+        Shape {
+            dtype: dtype.to_string(),
+            batch,
+            heads_q: heads,
+            heads_kv: heads,
+            seqlen_q: seqlen,
+            seqlen_k: seqlen,
+            head_dim,
+            causal,
+        }
+    }
+
+    /// Stable, human-readable identity used to match results across reports,
+    /// e.g. `f16 B4 H16/16 S512x512 D64 causal` (no suffix when not causal).
+    pub fn key(&self) -> String {
+        let mut k = format!(
+            "{} B{} H{}/{} S{}x{} D{}",
+            self.dtype,
+            self.batch,
+            self.heads_q,
+            self.heads_kv,
+            self.seqlen_q,
+            self.seqlen_k,
+            self.head_dim
+        );
+        if self.causal {
+            k.push_str(" causal");
+        }
+        k
+    }
+
+    /// Number of (query, key) pairs that take part in attention, per batch
+    /// element and head: `Sq * Sk` without masking; with the bottom-right
+    /// causal mask, exactly the pairs with `j <= i + Sk - Sq`.
+    pub fn allowed_pairs(&self) -> u64 {
+        let (sq, sk) = (self.seqlen_q as u64, self.seqlen_k as u64);
+        if !self.causal {
+            return sq * sk;
+        }
+        // Row i sees min(Sk, max(0, i + Sk - Sq + 1)) keys. That count grows
+        // by one per row and first reaches Sk at the last row, so the visible
+        // counts are the consecutive integers lo..=Sk, one per non-empty row.
+        if sk == 0 || sq == 0 {
+            return 0;
+        }
+        let lo = if sk >= sq { sk - sq + 1 } else { 1 };
+        (lo + sk) * (sk - lo + 1) / 2
+    }
+
+    /// Floating-point operations of the forward pass: two matmuls (`QK^T` and
+    /// `PV`) of `2 * D` flops per allowed pair, i.e. `4 * B * Hq * D * pairs`.
+    /// Softmax work is not counted, following the usual convention for
+    /// attention TFLOP/s. Exact as long as the count is below 2^53.
+    pub fn flops(&self) -> f64 {
+        let per_pair = 4 * self.batch as u64 * self.heads_q as u64 * self.head_dim as u64;
+        (per_pair as f64) * self.allowed_pairs() as f64
+    }
+
+    /// Bytes of one element of `dtype`, if the type is known.
+    pub fn elem_bytes(&self) -> Option<usize> {
+        match self.dtype.as_str() {
+            "f16" | "bf16" => Some(2),
+            "f32" => Some(4),
+            _ => None,
+        }
+    }
+
+    /// Minimum DRAM traffic of one call: read Q, K and V once, write O, and
+    /// write the f32 log-sum-exp (one per query row and head).
+    pub fn min_bytes(&self, elem_bytes: usize) -> f64 {
+        let (b, e) = (self.batch as u64, elem_bytes as u64);
+        let q_rows = b * self.heads_q as u64 * self.seqlen_q as u64;
+        let kv_rows = b * self.heads_kv as u64 * self.seqlen_k as u64;
+        let d = self.head_dim as u64;
+        let q_and_o = 2 * q_rows * d * e;
+        let k_and_v = 2 * kv_rows * d * e;
+        let lse = q_rows * 4;
+        (q_and_o + k_and_v + lse) as f64
+    }
+}
+
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.key())
+    }
+}
+
+/// Measurements of one implementation on one shape in one timing mode.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchResult {
+    /// Suite the shape came from (`seed`, `long`, `sweep`, ...).
+    pub suite: String,
+    /// Problem size.
+    pub shape: Shape,
+    /// `flashattn`, `flashattn[cfg-name]`, `sdpa-flash`, `sdpa-cudnn`,
+    /// `sdpa-efficient`, ...
+    pub implementation: String,
+    /// [`MODE_EVENTS`], [`MODE_COLD`] or [`MODE_GRAPH`].
+    pub mode: String,
+    /// Per-call latencies in milliseconds, in measurement order.
+    #[serde(default)]
+    pub samples_ms: Vec<f64>,
+    /// Statistics of `samples_ms` (derived; see [`BenchResult::finish`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Summary>,
+    /// Throughput at the median latency, TFLOP/s (derived).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tflops: Option<f64>,
+    /// Effective bandwidth of [`Shape::min_bytes`] at the median, GB/s (derived).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gbps: Option<f64>,
+    /// `tflops / ceilings.bf16_matmul_tflops` (derived).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frac_peak_flops: Option<f64>,
+    /// `gbps / (1000 * ceilings.copy_tbps)` (derived).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frac_peak_bw: Option<f64>,
+    /// Why there are no samples (for example an unsupported shape).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl BenchResult {
+    /// A successful measurement; call [`BenchResult::finish`] to fill the
+    /// derived fields.
+    pub fn new(
+        suite: &str,
+        shape: Shape,
+        implementation: &str,
+        mode: &str,
+        samples_ms: Vec<f64>,
+    ) -> Self {
+        BenchResult {
+            suite: suite.to_string(),
+            shape,
+            implementation: implementation.to_string(),
+            mode: mode.to_string(),
+            samples_ms,
+            summary: None,
+            tflops: None,
+            gbps: None,
+            frac_peak_flops: None,
+            frac_peak_bw: None,
+            error: None,
+        }
+    }
+
+    /// A measurement that could not be taken, with the reason.
+    pub fn failed(
+        suite: &str,
+        shape: Shape,
+        implementation: &str,
+        mode: &str,
+        error: impl Into<String>,
+    ) -> Self {
+        let mut r = Self::new(suite, shape, implementation, mode, Vec::new());
+        r.error = Some(error.into());
+        r
+    }
+
+    /// Fills `summary`, `tflops`, `gbps` and (given ceilings) the peak
+    /// fractions from `samples_ms`, overwriting previous values.
+    ///
+    /// Throughput is taken at the median latency, which is robust to the
+    /// occasional slow outlier. Non-finite and non-positive samples are
+    /// ignored. Without usable samples every derived field becomes `None`;
+    /// `gbps` is also `None` for an unknown dtype.
+    pub fn finish(&mut self, ceilings: Option<&Ceilings>) {
+        let usable: Vec<f64> = self
+            .samples_ms
+            .iter()
+            .copied()
+            .filter(|x| x.is_finite() && *x > 0.0)
+            .collect();
+        self.summary = Summary::try_from_samples(&usable);
+        let seconds = self.summary.map(|s| s.p50 * 1e-3);
+        self.tflops = seconds.map(|s| self.shape.flops() / s / 1e12);
+        self.gbps = seconds.and_then(|s| {
+            self.shape
+                .elem_bytes()
+                .map(|e| self.shape.min_bytes(e) / s / 1e9)
+        });
+        self.frac_peak_flops = match (self.tflops, ceilings) {
+            (Some(t), Some(c)) if c.bf16_matmul_tflops > 0.0 => Some(t / c.bf16_matmul_tflops),
+            _ => None,
+        };
+        self.frac_peak_bw = match (self.gbps, ceilings) {
+            (Some(g), Some(c)) if c.copy_tbps > 0.0 => Some(g / (c.copy_tbps * 1000.0)),
+            _ => None,
+        };
+    }
+
+    /// The stored summary, or one computed from the samples if absent.
+    pub fn effective_summary(&self) -> Option<Summary> {
+        if self.summary.is_some() {
+            return self.summary;
+        }
+        let mut c = self.clone();
+        c.finish(None);
+        c.summary
+    }
+
+    /// The stored TFLOP/s, or the value computed from the samples if absent.
+    pub fn effective_tflops(&self) -> Option<f64> {
+        self.tflops.or_else(|| {
+            self.effective_summary()
+                .map(|s| self.shape.flops() / (s.p50 * 1e-3) / 1e12)
+        })
+    }
+
+    /// Identity used to match results across reports.
+    pub fn key(&self) -> ResultKey {
+        ResultKey {
+            shape_key: self.shape.key(),
+            implementation: self.implementation.clone(),
+            mode: self.mode.clone(),
+        }
+    }
+}
+
+/// (shape, implementation, mode): what makes two results comparable.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ResultKey {
+    /// [`Shape::key`].
+    pub shape_key: String,
+    /// [`BenchResult::implementation`].
+    pub implementation: String,
+    /// [`BenchResult::mode`].
+    pub mode: String,
+}
+
+impl fmt::Display for ResultKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} | {} | {}",
+            self.shape_key, self.implementation, self.mode
+        )
+    }
+}
+
+/// Failure to read or write a report.
+#[derive(Debug)]
+pub enum ReportError {
+    /// Reading or writing the file failed.
+    Io {
+        /// The file concerned.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The text is not valid report JSON.
+    Json {
+        /// The file concerned, if the text came from one.
+        path: Option<PathBuf>,
+        /// The underlying error.
+        source: serde_json::Error,
+    },
+    /// The report declares a schema version this crate does not understand.
+    UnsupportedSchema {
+        /// The file concerned, if the text came from one.
+        path: Option<PathBuf>,
+        /// The version found (`None` when the field is missing).
+        found: Option<u64>,
+    },
+}
+
+impl fmt::Display for ReportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let where_ = |p: &Option<PathBuf>| {
+            p.as_ref()
+                .map(|p| format!("{}: ", p.display()))
+                .unwrap_or_default()
+        };
+        match self {
+            ReportError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            ReportError::Json { path, source } => {
+                write!(f, "{}invalid report JSON: {source}", where_(path))
+            }
+            ReportError::UnsupportedSchema { path, found } => match found {
+                Some(v) => write!(
+                    f,
+                    "{}schema_version {v} is not supported (expected {SCHEMA_VERSION})",
+                    where_(path)
+                ),
+                None => write!(
+                    f,
+                    "{}missing schema_version (expected {SCHEMA_VERSION})",
+                    where_(path)
+                ),
+            },
+        }
+    }
+}
+
+impl std::error::Error for ReportError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReportError::Io { source, .. } => Some(source),
+            ReportError::Json { source, .. } => Some(source),
+            ReportError::UnsupportedSchema { .. } => None,
+        }
+    }
+}
+
+impl Report {
+    /// An empty report stamped with the current time and [`SCHEMA_VERSION`].
+    pub fn new(tool: &str, device: Device) -> Report {
+        Report {
+            schema_version: SCHEMA_VERSION,
+            tool: tool.to_string(),
+            created_utc: now_utc(),
+            commit: None,
+            device,
+            ceilings: None,
+            command: None,
+            results: Vec::new(),
+        }
+    }
+
+    /// Parses report JSON, checking the schema version first so that a file
+    /// from a newer producer fails with a clear message rather than a
+    /// confusing field error.
+    pub fn from_json_str(text: &str) -> Result<Report, ReportError> {
+        Self::parse(text, None)
+    }
+
+    fn parse(text: &str, path: Option<&Path>) -> Result<Report, ReportError> {
+        let path_buf = || path.map(Path::to_path_buf);
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|source| ReportError::Json {
+                path: path_buf(),
+                source,
+            })?;
+        let found = value
+            .get("schema_version")
+            .and_then(serde_json::Value::as_u64);
+        if found != Some(u64::from(SCHEMA_VERSION)) {
+            return Err(ReportError::UnsupportedSchema {
+                path: path_buf(),
+                found,
+            });
+        }
+        serde_json::from_value(value).map_err(|source| ReportError::Json {
+            path: path_buf(),
+            source,
+        })
+    }
+
+    /// Pretty-printed JSON with a trailing newline.
+    pub fn to_json_string(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("a report always serialises");
+        s.push('\n');
+        s
+    }
+
+    /// Reads and validates a report file.
+    pub fn read(path: impl AsRef<Path>) -> Result<Report, ReportError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| ReportError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse(&text, Some(path))
+    }
+
+    /// Writes the report as pretty JSON.
+    pub fn write(&self, path: impl AsRef<Path>) -> Result<(), ReportError> {
+        let path = path.as_ref();
+        std::fs::write(path, self.to_json_string()).map_err(|source| ReportError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    /// Runs [`BenchResult::finish`] on every result that has samples but no
+    /// summary, so that hand-written or truncated reports still render.
+    /// Results that already carry derived values are left as their producer
+    /// wrote them.
+    pub fn fill_missing(&mut self) {
+        let ceilings = self.ceilings;
+        for r in &mut self.results {
+            if r.summary.is_none() && !r.samples_ms.is_empty() {
+                r.finish(ceilings.as_ref());
+            }
+        }
+    }
+
+    /// Folds `other` into `self` and returns notes worth showing the user.
+    ///
+    /// Results are appended; a result whose [`ResultKey`] already exists
+    /// replaces the earlier one (the later file wins), so a re-run of a few
+    /// shapes can be merged over a full run. Missing metadata (`commit`,
+    /// `ceilings`, `command`, device details) is taken from `other`; when
+    /// both sides have it, `self` wins and a differing device name is
+    /// reported, since numbers from two GPUs should not share a table.
+    /// Different tools are recorded as `a+b`.
+    pub fn merge(&mut self, other: Report) -> Vec<String> {
+        let mut notes = Vec::new();
+        if self.device.name != other.device.name && !other.device.name.is_empty() {
+            if self.device.name.is_empty() {
+                self.device.name = other.device.name.clone();
+            } else {
+                notes.push(format!(
+                    "device differs: keeping '{}', merging results measured on '{}'",
+                    self.device.name, other.device.name
+                ));
+            }
+        }
+        let d = &mut self.device;
+        let od = other.device;
+        d.compute_capability = d.compute_capability.take().or(od.compute_capability);
+        d.sm_count = d.sm_count.or(od.sm_count);
+        d.driver = d.driver.take().or(od.driver);
+        d.sm_clock_mhz = d.sm_clock_mhz.or(od.sm_clock_mhz);
+        d.mem_clock_mhz = d.mem_clock_mhz.or(od.mem_clock_mhz);
+        self.commit = self.commit.take().or(other.commit);
+        self.ceilings = self.ceilings.or(other.ceilings);
+        self.command = self.command.take().or(other.command);
+        if !self.tool.split('+').any(|t| t == other.tool) {
+            self.tool = format!("{}+{}", self.tool, other.tool);
+        }
+        for r in other.results {
+            let key = r.key();
+            if let Some(pos) = self.results.iter().position(|e| e.key() == key) {
+                notes.push(format!("replaced duplicate result: {key}"));
+                self.results[pos] = r;
+            } else {
+                self.results.push(r);
+            }
+        }
+        notes
+    }
+}
+
+/// Current UTC time as `YYYY-MM-DDTHH:MM:SSZ`, without a date crate.
+pub fn now_utc() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    format_utc(secs)
+}
+
+/// Formats seconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn format_utc(unix_secs: u64) -> String {
+    let mut days = unix_secs / 86_400;
+    let rem = unix_secs % 86_400;
+    let (hh, mm, ss) = (rem / 3600, rem / 60 % 60, rem % 60);
+    let is_leap = |y: u64| (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let mut year = 1970;
+    loop {
+        let len = if is_leap(year) { 366 } else { 365 };
+        if days < len {
+            break;
+        }
+        days -= len;
+        year += 1;
+    }
+    let feb = if is_leap(year) { 29 } else { 28 };
+    let month_lengths = [31, feb, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    let mut month = 1;
+    for len in month_lengths {
+        if days < len {
+            break;
+        }
+        days -= len;
+        month += 1;
+    }
+    format!(
+        "{year:04}-{month:02}-{:02}T{hh:02}:{mm:02}:{ss:02}Z",
+        days + 1
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn brute_force_pairs(s: &Shape) -> u64 {
+        let mut n = 0;
+        for i in 0..s.seqlen_q as i64 {
+            for j in 0..s.seqlen_k as i64 {
+                if !s.causal || j <= i + s.seqlen_k as i64 - s.seqlen_q as i64 {
+                    n += 1;
+                }
+            }
+        }
+        n
+    }
+
+    #[test]
+    fn shape_key_format() {
+        let s = Shape::self_attention("f16", 4, 16, 512, 64, true);
+        assert_eq!(s.key(), "f16 B4 H16/16 S512x512 D64 causal");
+        let mut g = Shape::self_attention("bf16", 1, 32, 128, 128, false);
+        g.heads_kv = 8;
+        g.seqlen_k = 256;
+        assert_eq!(g.key(), "bf16 B1 H32/8 S128x256 D128");
+        assert_eq!(g.to_string(), g.key());
+    }
+
+    #[test]
+    fn allowed_pairs_match_brute_force() {
+        for sq in [0, 1, 2, 3, 7, 16] {
+            for sk in [0, 1, 2, 5, 7, 16, 19] {
+                for causal in [false, true] {
+                    let mut s = Shape::self_attention("f16", 1, 1, sq, 8, causal);
+                    s.seqlen_k = sk;
+                    assert_eq!(s.allowed_pairs(), brute_force_pairs(&s), "{s}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn flops_known_values() {
+        let s = Shape::self_attention("bf16", 2, 16, 8192, 128, false);
+        assert_eq!(s.flops(), 4.0 * 2.0 * 16.0 * 8192.0 * 8192.0 * 128.0);
+        let c = Shape::self_attention("bf16", 2, 16, 8192, 128, true);
+        // Square causal: S (S + 1) / 2 pairs.
+        assert_eq!(
+            c.flops(),
+            4.0 * 2.0 * 16.0 * 128.0 * (8192.0 * 8193.0 / 2.0)
+        );
+    }
+
+    #[test]
+    fn min_bytes_counts_qkvo_and_lse() {
+        let mut s = Shape::self_attention("f16", 2, 8, 100, 64, false);
+        s.heads_kv = 2;
+        s.seqlen_k = 300;
+        let q = 2 * 8 * 100 * 64 * 2;
+        let kv = 2 * 2 * 300 * 64 * 2;
+        let lse = 2 * 8 * 100 * 4;
+        assert_eq!(s.min_bytes(2), (2 * q + 2 * kv + lse) as f64);
+        assert_eq!(s.elem_bytes(), Some(2));
+        s.dtype = "fp8".into();
+        assert_eq!(s.elem_bytes(), None);
+    }
+
+    fn sample_report() -> Report {
+        let mut r = Report::new(
+            TOOL_RUST,
+            Device {
+                name: "Test GPU".into(),
+                ..Default::default()
+            },
+        );
+        r.ceilings = Some(Ceilings {
+            bf16_matmul_tflops: 800.0,
+            copy_tbps: 3.0,
+        });
+        let shape = Shape::self_attention("bf16", 1, 1, 1024, 64, false);
+        let mut ok = BenchResult::new(
+            "seed",
+            shape.clone(),
+            IMPL_OURS,
+            MODE_EVENTS,
+            vec![2.0, 1.0, 3.0],
+        );
+        ok.finish(r.ceilings.as_ref());
+        r.results.push(ok);
+        r.results.push(BenchResult::failed(
+            "seed",
+            shape,
+            "sdpa-flash",
+            MODE_EVENTS,
+            "unsupported",
+        ));
+        r
+    }
+
+    #[test]
+    fn finish_fills_derived_fields() {
+        let r = sample_report();
+        let ok = &r.results[0];
+        let s = ok.summary.unwrap();
+        assert_eq!(s.p50, 2.0);
+        let flops = 4.0 * 1024.0 * 1024.0 * 64.0;
+        let t = ok.tflops.unwrap();
+        assert!((t - flops / 2e-3 / 1e12).abs() < 1e-12);
+        assert!((ok.frac_peak_flops.unwrap() - t / 800.0).abs() < 1e-15);
+        let bytes = (4 * 1024 * 64 * 2 + 1024 * 4) as f64;
+        assert!((ok.gbps.unwrap() - bytes / 2e-3 / 1e9).abs() < 1e-9);
+        assert!((ok.frac_peak_bw.unwrap() - ok.gbps.unwrap() / 3000.0).abs() < 1e-15);
+
+        let mut empty = r.results[1].clone();
+        empty.finish(r.ceilings.as_ref());
+        assert!(empty.summary.is_none() && empty.tflops.is_none() && empty.frac_peak_bw.is_none());
+    }
+
+    #[test]
+    fn json_round_trip_and_omitted_optionals() {
+        let r = sample_report();
+        let text = r.to_json_string();
+        let back = Report::from_json_str(&text).unwrap();
+        assert_eq!(back, r);
+        // The failed result omits derived fields entirely.
+        assert!(!text.contains("\"commit\""));
+        // null and absent are both accepted for optional fields.
+        let minimal = r#"{"schema_version":1,"tool":"sdpa_baseline.py","created_utc":"x",
+            "commit":null,"device":{"name":"G","sm_count":null},"ceilings":null,
+            "results":[{"suite":"s","shape":{"dtype":"f16","batch":1,"heads_q":1,"heads_kv":1,
+            "seqlen_q":4,"seqlen_k":4,"head_dim":8,"causal":false},"implementation":"sdpa-flash",
+            "mode":"events","samples_ms":[1.0],"error":null,"future_field":3}]}"#;
+        let m = Report::from_json_str(minimal).unwrap();
+        assert_eq!(m.results[0].samples_ms, vec![1.0]);
+        assert!(m.commit.is_none() && m.device.sm_count.is_none());
+    }
+
+    #[test]
+    fn schema_version_is_checked() {
+        let err = Report::from_json_str(r#"{"schema_version":2}"#).unwrap_err();
+        assert!(err.to_string().contains("schema_version 2"), "{err}");
+        let err = Report::from_json_str(r#"{"tool":"x"}"#).unwrap_err();
+        assert!(err.to_string().contains("missing schema_version"), "{err}");
+        assert!(matches!(
+            Report::from_json_str("nope"),
+            Err(ReportError::Json { .. })
+        ));
+    }
+
+    #[test]
+    fn read_write_files() {
+        let dir =
+            std::env::temp_dir().join(format!("flashattn-bench-report-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("r.json");
+        let r = sample_report();
+        r.write(&path).unwrap();
+        assert_eq!(Report::read(&path).unwrap(), r);
+        assert!(matches!(
+            Report::read(dir.join("missing.json")),
+            Err(ReportError::Io { .. })
+        ));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn merge_appends_replaces_and_notes() {
+        let mut a = sample_report();
+        let mut b = sample_report();
+        b.tool = TOOL_PYTHON.into();
+        b.commit = Some("abc".into());
+        b.device.name = "Other GPU".into();
+        b.results[0].samples_ms = vec![9.0];
+        b.results[0].finish(None);
+        let extra = Shape::self_attention("bf16", 1, 1, 2048, 64, true);
+        b.results.push(BenchResult::new(
+            "long",
+            extra,
+            "sdpa-cudnn",
+            MODE_GRAPH,
+            vec![1.0],
+        ));
+        let notes = a.merge(b);
+        assert_eq!(a.results.len(), 3);
+        assert_eq!(a.results[0].samples_ms, vec![9.0]);
+        assert_eq!(a.tool, "flashattn-bench+sdpa_baseline.py");
+        assert_eq!(a.commit.as_deref(), Some("abc"));
+        assert_eq!(a.device.name, "Test GPU");
+        assert_eq!(notes.len(), 3, "{notes:?}");
+        assert!(notes[0].contains("device differs"));
+        // Merging the same tool again does not grow the name.
+        let c = Report::new(TOOL_PYTHON, Device::default());
+        a.merge(c);
+        assert_eq!(a.tool, "flashattn-bench+sdpa_baseline.py");
+    }
+
+    #[test]
+    fn fill_missing_only_touches_unsummarised() {
+        let mut r = sample_report();
+        r.results[0].tflops = Some(123.0);
+        r.results.push(BenchResult::new(
+            "seed",
+            Shape::self_attention("f16", 1, 1, 64, 64, false),
+            "x",
+            MODE_EVENTS,
+            vec![1.0, 3.0],
+        ));
+        r.fill_missing();
+        assert_eq!(r.results[0].tflops, Some(123.0));
+        assert_eq!(r.results[2].summary.unwrap().p50, 2.0);
+        assert!(r.results[1].summary.is_none());
+    }
+
+    #[test]
+    fn utc_formatting() {
+        assert_eq!(format_utc(0), "1970-01-01T00:00:00Z");
+        // 2000-02-29 12:34:56 UTC (leap day in a century leap year).
+        assert_eq!(format_utc(951_827_696), "2000-02-29T12:34:56Z");
+        // 2024-12-31 23:59:59 UTC.
+        assert_eq!(format_utc(1_735_689_599), "2024-12-31T23:59:59Z");
+        assert_eq!(now_utc().len(), 20);
+    }
+
+    #[test]
+    fn schema_md_example_matches_finish() {
+        // Keeps the documented example honest: it must parse, and its derived
+        // numbers must be what `finish` computes (to the digits shown).
+        let doc = include_str!("../SCHEMA.md");
+        let start = doc.rfind("```json").unwrap() + "```json".len();
+        let end = start + doc[start..].find("```").unwrap();
+        let example: BenchResult = serde_json::from_str(&doc[start..end]).unwrap();
+        let mut mine = example.clone();
+        mine.finish(Some(&Ceilings {
+            bf16_matmul_tflops: 794.3,
+            copy_tbps: 2.989,
+        }));
+        let near = |a: Option<f64>, b: Option<f64>| {
+            (a.unwrap() - b.unwrap()).abs() <= 5e-4 * b.unwrap().abs().max(1e-3)
+        };
+        assert!(near(example.tflops, mine.tflops), "{:?}", mine.tflops);
+        assert!(near(example.gbps, mine.gbps), "{:?}", mine.gbps);
+        assert!(
+            near(example.frac_peak_flops, mine.frac_peak_flops),
+            "{:?}",
+            mine.frac_peak_flops
+        );
+        assert!(
+            near(example.frac_peak_bw, mine.frac_peak_bw),
+            "{:?}",
+            mine.frac_peak_bw
+        );
+        let (e, m) = (example.summary.unwrap(), mine.summary.unwrap());
+        assert_eq!((e.n, e.p50, e.min, e.max), (m.n, m.p50, m.min, m.max));
+        assert!((e.p90 - m.p90).abs() < 1e-12 && (e.stdev - m.stdev).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ours_vs_baselines() {
+        assert!(is_ours("flashattn"));
+        assert!(is_ours("flashattn[bm128-bn64]"));
+        assert!(!is_ours("flashattn-ref"));
+        assert!(!is_ours("sdpa-flash"));
+    }
+}

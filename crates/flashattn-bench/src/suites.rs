@@ -1,0 +1,199 @@
+//! The benchmark shape suites.
+//!
+//! This is the single source of truth for shapes: the Python baseline reads
+//! them from `python/suites.json`, which `flashattn-report suites --json`
+//! writes and a unit test keeps identical to [`suites_json`].
+//!
+//! * `seed` — small f16 problems (D=64, S=512) for fast iteration and the CI
+//!   regression gate; each shape causal and not.
+//! * `long` — bf16 long-context shapes across head dims 64/128/256, where the
+//!   kernel is compute bound and tile choices matter.
+//! * `sweep` — sequence length from 512 to 16384 at a constant 16384 tokens
+//!   per call (batch = 16384 / seqlen), so the charts isolate the effect of
+//!   sequence length from that of total work.
+
+use crate::report::Shape;
+use serde::{Deserialize, Serialize};
+
+/// Names accepted by [`suite`], in the order `all` concatenates them.
+pub const SUITE_NAMES: [&str; 3] = ["seed", "long", "sweep"];
+
+/// Tokens per call held constant across the `sweep` suite.
+pub const SWEEP_TOKENS: usize = 16384;
+
+fn seed() -> Vec<Shape> {
+    let mut v = Vec::new();
+    for (b, h) in [(1, 8), (2, 8), (4, 8), (4, 16), (8, 16)] {
+        for causal in [false, true] {
+            v.push(Shape::self_attention("f16", b, h, 512, 64, causal));
+        }
+    }
+    v
+}
+
+fn long() -> Vec<Shape> {
+    let bf16 = |b, h, s, d, causal| Shape::self_attention("bf16", b, h, s, d, causal);
+    vec![
+        bf16(16, 32, 1024, 64, false),
+        bf16(4, 32, 4096, 64, false),
+        bf16(8, 16, 2048, 128, false),
+        bf16(2, 16, 8192, 128, false),
+        bf16(2, 16, 8192, 128, true),
+        bf16(1, 16, 16384, 128, false),
+        bf16(2, 8, 8192, 256, false),
+    ]
+}
+
+fn sweep() -> Vec<Shape> {
+    let mut v = Vec::new();
+    for d in [64, 128] {
+        for s in [512, 1024, 2048, 4096, 8192, 16384] {
+            v.push(Shape::self_attention(
+                "bf16",
+                SWEEP_TOKENS / s,
+                16,
+                s,
+                d,
+                false,
+            ));
+        }
+    }
+    v
+}
+
+/// Shapes of the named suite (`seed`, `long`, `sweep`, or `all` for their
+/// concatenation in [`SUITE_NAMES`] order without repeats); `None` for an
+/// unknown name.
+///
+/// Suites overlap (three D=128 `long` shapes are also `sweep` points); `all`
+/// lists each shape once, under the first suite that has it, so a full run
+/// measures nothing twice. Consumers that need "the sweep shapes" should
+/// therefore test membership in `suite("sweep")` rather than trust a
+/// result's suite tag, as [`crate::output::svg_chart`] does.
+pub fn suite(name: &str) -> Option<Vec<Shape>> {
+    match name {
+        "seed" => Some(seed()),
+        "long" => Some(long()),
+        "sweep" => Some(sweep()),
+        "all" => Some(suite_entries("all")?.into_iter().map(|e| e.shape).collect()),
+        _ => None,
+    }
+}
+
+/// A shape tagged with the suite it belongs to, as recorded in
+/// [`crate::report::BenchResult::suite`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuiteShape {
+    /// Suite name (never `all`).
+    pub suite: String,
+    /// The shape.
+    pub shape: Shape,
+}
+
+/// The shapes of `name` tagged with their own suite, so that `all` keeps
+/// track of where each shape came from (the first suite listing it, see
+/// [`suite`]); `None` for an unknown name.
+pub fn suite_entries(name: &str) -> Option<Vec<SuiteShape>> {
+    let names: Vec<&str> = match name {
+        "all" => SUITE_NAMES.to_vec(),
+        n if SUITE_NAMES.contains(&n) => vec![n],
+        _ => return None,
+    };
+    let mut out: Vec<SuiteShape> = Vec::new();
+    for n in names {
+        let shapes = match n {
+            "seed" => seed(),
+            "long" => long(),
+            _ => sweep(),
+        };
+        for shape in shapes {
+            if !out.iter().any(|e| e.shape == shape) {
+                out.push(SuiteShape {
+                    suite: n.to_string(),
+                    shape,
+                });
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The file format read by `python/sdpa_baseline.py --shapes`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuiteFile {
+    /// Same versioning as the report ([`crate::report::SCHEMA_VERSION`]).
+    pub schema_version: u32,
+    /// Tagged shapes, in benchmark order.
+    pub shapes: Vec<SuiteShape>,
+}
+
+/// Pretty JSON of [`SuiteFile`] for the named suite; `None` for an unknown
+/// name.
+pub fn suites_json(name: &str) -> Option<String> {
+    let file = SuiteFile {
+        schema_version: crate::report::SCHEMA_VERSION,
+        shapes: suite_entries(name)?,
+    };
+    let mut s = serde_json::to_string_pretty(&file).expect("suite file serialises");
+    s.push('\n');
+    Some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suite_sizes() {
+        assert_eq!(suite("seed").unwrap().len(), 10);
+        assert_eq!(suite("long").unwrap().len(), 7);
+        assert_eq!(suite("sweep").unwrap().len(), 12);
+        // Three D=128 shapes are in both `long` and `sweep`.
+        assert_eq!(suite("all").unwrap().len(), 26);
+        assert!(suite("nope").is_none());
+        let entries = suite_entries("all").unwrap();
+        assert_eq!(entries.len(), 26);
+        assert_eq!(entries.iter().filter(|e| e.suite == "sweep").count(), 9);
+        assert_eq!(suite_entries("sweep").unwrap().len(), 12);
+    }
+
+    #[test]
+    fn seed_suite_contents() {
+        let s = suite("seed").unwrap();
+        assert!(
+            s.iter()
+                .all(|x| x.dtype == "f16" && x.head_dim == 64 && x.seqlen_q == 512)
+        );
+        assert!(
+            s.iter()
+                .all(|x| x.heads_kv == x.heads_q && x.seqlen_k == x.seqlen_q)
+        );
+        assert_eq!(s.iter().filter(|x| x.causal).count(), 5);
+        assert_eq!(s[9].key(), "f16 B8 H16/16 S512x512 D64 causal");
+    }
+
+    #[test]
+    fn sweep_keeps_tokens_constant() {
+        for s in suite("sweep").unwrap() {
+            assert_eq!(s.batch * s.seqlen_q, SWEEP_TOKENS);
+            assert!(!s.causal && s.heads_q == 16 && s.dtype == "bf16");
+        }
+    }
+
+    #[test]
+    fn keys_are_unique() {
+        let all = suite("all").unwrap();
+        let mut keys: Vec<String> = all.iter().map(Shape::key).collect();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), all.len());
+    }
+
+    #[test]
+    fn committed_python_suite_file_is_current() {
+        // The baseline script defaults to this file; if this fails, run
+        // `flashattn-report suites --json > crates/flashattn-bench/python/suites.json`.
+        let committed = include_str!("../python/suites.json");
+        assert_eq!(committed, suites_json("all").unwrap());
+    }
+}

@@ -1,0 +1,295 @@
+//! Builds the CUDA kernels in `cuda-src/` with nvcc (through `cc`, in parallel) and generates
+//! the Rust side of `flashattn.h` with bindgen.
+//!
+//! The table of compiled kernel configurations lives here ([`SM80_TILES`]); from it this script
+//! writes one small instantiation file per (dtype, head dim) and the registry the dispatcher
+//! includes, so adding a configuration is one line and nvcc compiles the files concurrently.
+//!
+//! Environment (each one re-runs the build when it changes):
+//! - `FLASHATTN_CUDA_ARCHS`: `;`- or `,`-separated SM targets, default `80;90a`. Each becomes
+//!   `-gencode=arch=compute_X,code=sm_X`; `80` also runs on sm_86/sm_89.
+//! - `FLASHATTN_HEAD_DIMS`: head dims to compile, default all of `32,64,96,128,256`.
+//! - `FLASHATTN_DTYPES`: `f16,bf16` (default) or a subset.
+//! - `FLASHATTN_PTXAS_VERBOSE=1`: ptxas resource report (registers, spills) as build warnings.
+//! - `NVCC`, `CUDA_HOME`/`CUDA_PATH`: where the toolkit is; otherwise `nvcc` on `PATH`.
+
+use std::env;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// One tile configuration of the portable (sm_80+) kernel, compiled for every dtype.
+struct Tile {
+    head_dim: u32,
+    block_m: u32,
+    block_n: u32,
+    warps: u32,
+    stages: u32,
+    /// The configuration used when the caller names none (one per head dim).
+    is_default: bool,
+}
+
+const fn tile(head_dim: u32, block_m: u32, block_n: u32, warps: u32, stages: u32, is_default: bool) -> Tile {
+    Tile { head_dim, block_m, block_n, warps, stages, is_default }
+}
+
+/// Every configuration that gets compiled. Why each one exists:
+/// - 128-row tiles with 4 warps (two m16 slices per warp) are FlashAttention-2's shape: K/V
+///   shared-memory reads are amortised over 32 rows per warp.
+/// - 64-row tiles fill the GPU when batch x heads x seqlen is small (the S=512 family), and
+///   keep head dim 256 inside the register file.
+/// - 8-warp 128-row tiles trade shared-memory bandwidth for half the registers per thread.
+/// - 2-stage K/V ring: the next tile's copy overlaps all of this tile's math; 1 stage is the
+///   split schedule (V under Q.K^T, next K under softmax and P.V) for when smem is tight.
+/// - The one-warp d64 tile is deliberately slow: the benchmark gate's negative control.
+const SM80_TILES: &[Tile] = &[
+    tile(32, 128, 64, 4, 2, true),
+    tile(32, 64, 64, 4, 2, false),
+    tile(64, 128, 64, 4, 2, true),
+    tile(64, 64, 64, 4, 2, false),
+    tile(64, 128, 128, 8, 2, false),
+    tile(64, 64, 128, 4, 1, false),
+    tile(64, 16, 64, 1, 2, false),
+    tile(96, 128, 64, 4, 2, true),
+    tile(96, 64, 64, 4, 2, false),
+    tile(128, 128, 64, 4, 2, true),
+    tile(128, 64, 64, 4, 2, false),
+    tile(128, 128, 64, 8, 2, false),
+    tile(128, 128, 32, 4, 1, false),
+    tile(256, 64, 64, 4, 1, true),
+    tile(256, 64, 32, 4, 2, false),
+];
+
+const ALL_HEAD_DIMS: &[u32] = &[32, 64, 96, 128, 256];
+
+struct Dtype {
+    name: &'static str,
+    c_enum: &'static str,
+    c_type: &'static str,
+}
+
+const DTYPES: &[Dtype] = &[
+    Dtype { name: "f16", c_enum: "FLASHATTN_DTYPE_F16", c_type: "__half" },
+    Dtype { name: "bf16", c_enum: "FLASHATTN_DTYPE_BF16", c_type: "__nv_bfloat16" },
+];
+
+fn main() {
+    let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
+    let cuda_src = manifest_dir.join("../../cuda-src").canonicalize().unwrap_or_else(|_| {
+        fail("cuda-src/ was not found next to crates/: flashattn-sys builds from the workspace checkout")
+    });
+    let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
+
+    for var in ["FLASHATTN_CUDA_ARCHS", "FLASHATTN_HEAD_DIMS", "FLASHATTN_DTYPES", "FLASHATTN_PTXAS_VERBOSE", "NVCC", "CUDA_HOME", "CUDA_PATH", "PATH"] {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
+    rerun_if_dir_changed(&cuda_src);
+
+    let archs = parse_archs(&env::var("FLASHATTN_CUDA_ARCHS").unwrap_or_else(|_| "80;90a".into()));
+    let head_dims = parse_head_dims(env::var("FLASHATTN_HEAD_DIMS").ok().as_deref());
+    let dtypes = parse_dtypes(env::var("FLASHATTN_DTYPES").ok().as_deref());
+
+    let toolkit = find_toolkit();
+    let gen_dir = out_dir.join("generated");
+    fs::create_dir_all(&gen_dir).unwrap();
+    let kernel_files = generate_sources(&gen_dir, &head_dims, &dtypes);
+
+    let mut build = cc::Build::new();
+    build
+        .cuda(true)
+        .cudart("static")
+        // cc would add -G (device debug) in debug profiles: kernels 10x slower, other SASS.
+        .debug(false)
+        .opt_level(3)
+        .include(cuda_src.join("include"))
+        .include(&cuda_src)
+        .include(&gen_dir)
+        .flag("-std=c++17")
+        .flag("-O3")
+        // Source lines in SASS for compute-sanitizer and ncu reports; no effect on the code.
+        .flag("-lineinfo")
+        .flag("-Xcompiler=-fPIC")
+        .warnings(false);
+    for arch in &archs {
+        build.flag(format!("-gencode=arch=compute_{arch},code=sm_{arch}"));
+    }
+    if env::var("FLASHATTN_PTXAS_VERBOSE").is_ok_and(|v| v == "1") {
+        build.flag("-Xptxas=-v");
+    }
+    build.flag("-Xptxas=-warn-spills");
+    build.file(cuda_src.join("api/flashattn_api.cu"));
+    for f in &kernel_files {
+        build.file(f);
+    }
+    if let Err(e) = build.try_compile("flashattn_kernels") {
+        fail(&format!("nvcc failed to compile the kernels: {e}"));
+    }
+
+    println!("cargo:rustc-link-search=native={}", toolkit.join("lib").display());
+    println!("cargo:rustc-link-search=native={}", toolkit.join("lib64").display());
+    println!("cargo:rustc-link-lib=static=cudart_static");
+    println!("cargo:rustc-link-lib=dylib=stdc++");
+    for lib in ["dl", "pthread", "rt"] {
+        println!("cargo:rustc-link-lib=dylib={lib}");
+    }
+    println!("cargo:rustc-env=FLASHATTN_BUILD_ARCHS={}", archs.join(";"));
+
+    let bindings = bindgen::Builder::default()
+        .header(cuda_src.join("include/flashattn.h").to_string_lossy())
+        .allowlist_function("flashattn_.*")
+        .allowlist_type("FlashAttn.*")
+        .allowlist_var("FLASHATTN_.*")
+        // C enums crossing FFI as Rust enums would be UB for unknown values: use newtypes.
+        .default_enum_style(bindgen::EnumVariation::NewType { is_bitfield: false, is_global: false })
+        .derive_default(true)
+        .derive_debug(true)
+        .layout_tests(true)
+        .generate()
+        .unwrap_or_else(|e| fail(&format!("bindgen could not parse flashattn.h ({e}); it needs libclang (Debian: apt-get install libclang-dev)")));
+    bindings.write_to_file(out_dir.join("bindings.rs")).unwrap();
+}
+
+/// Stop the build with one sentence (cargo shows it without a backtrace).
+fn fail(msg: &str) -> ! {
+    eprintln!("\nerror: {msg}\n");
+    std::process::exit(1);
+}
+
+fn rerun_if_dir_changed(dir: &Path) {
+    println!("cargo:rerun-if-changed={}", dir.display());
+    for entry in fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rerun_if_dir_changed(&path);
+        } else {
+            println!("cargo:rerun-if-changed={}", path.display());
+        }
+    }
+}
+
+/// Locate nvcc and the toolkit root, and put nvcc where `cc` looks for it.
+fn find_toolkit() -> PathBuf {
+    let from_env = env::var_os("NVCC").map(PathBuf::from);
+    let from_home = ["CUDA_HOME", "CUDA_PATH"]
+        .iter()
+        .filter_map(|v| env::var_os(v))
+        .map(|root| PathBuf::from(root).join("bin/nvcc"))
+        .find(|p| p.is_file());
+    let from_path = env::var_os("PATH").and_then(|paths| {
+        env::split_paths(&paths).map(|d| d.join("nvcc")).find(|p| p.is_file())
+    });
+    let Some(nvcc) = from_env.or(from_home).or(from_path) else {
+        fail(
+            "nvcc was not found (set CUDA_HOME or NVCC, or put nvcc on PATH); \
+             `source scripts/setup.sh` installs CUDA 13.0 from PyPI without a GPU",
+        )
+    };
+    match Command::new(&nvcc).arg("--version").output() {
+        Ok(out) if out.status.success() => {}
+        _ => fail(&format!("{} does not run; `source scripts/setup.sh` installs a working CUDA 13.0 toolkit", nvcc.display())),
+    }
+    // cc finds nvcc through the NVCC variable it reads itself.
+    // SAFETY: build scripts are single-threaded at this point.
+    unsafe { env::set_var("NVCC", &nvcc) };
+    let root = nvcc.parent().and_then(Path::parent).unwrap().to_path_buf();
+    if !root.join("lib/libcudart_static.a").is_file() && !root.join("lib64/libcudart_static.a").is_file() {
+        fail(&format!(
+            "libcudart_static.a is missing under {} (install nvidia-cuda-runtime; `source scripts/setup.sh` does)",
+            root.display()
+        ));
+    }
+    root
+}
+
+fn parse_archs(spec: &str) -> Vec<String> {
+    let archs: Vec<String> = spec
+        .split([';', ','])
+        .map(|s| s.trim().trim_start_matches("sm_").trim_start_matches("compute_").to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
+    for a in &archs {
+        let digits: String = a.chars().take_while(char::is_ascii_digit).collect();
+        match digits.parse::<u32>() {
+            Ok(n) if n >= 80 => {}
+            _ => fail(&format!("FLASHATTN_CUDA_ARCHS entry `{a}`: the kernels need sm_80 or newer (e.g. 80;86;89;90a)")),
+        }
+    }
+    if archs.is_empty() {
+        fail("FLASHATTN_CUDA_ARCHS is empty");
+    }
+    archs
+}
+
+fn parse_head_dims(spec: Option<&str>) -> Vec<u32> {
+    let Some(spec) = spec else { return ALL_HEAD_DIMS.to_vec() };
+    let dims: Vec<u32> = spec
+        .split([',', ';'])
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| match s.trim().parse::<u32>() {
+            Ok(d) if ALL_HEAD_DIMS.contains(&d) => d,
+            _ => fail(&format!("FLASHATTN_HEAD_DIMS entry `{s}`: supported head dims are {ALL_HEAD_DIMS:?}")),
+        })
+        .collect();
+    if dims.is_empty() {
+        fail("FLASHATTN_HEAD_DIMS is empty");
+    }
+    dims
+}
+
+fn parse_dtypes(spec: Option<&str>) -> Vec<&'static Dtype> {
+    let Some(spec) = spec else { return DTYPES.iter().collect() };
+    let picked: Vec<&'static Dtype> = spec
+        .split([',', ';'])
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| {
+            DTYPES.iter().find(|d| d.name == s.trim()).unwrap_or_else(|| fail(&format!("FLASHATTN_DTYPES entry `{s}`: use f16 and/or bf16")))
+        })
+        .collect();
+    if picked.is_empty() {
+        fail("FLASHATTN_DTYPES is empty");
+    }
+    picked
+}
+
+/// Write one instantiation file per (dtype, head dim) and the registry include; return the
+/// files to compile. Files are rewritten only when their text changes, so nvcc's outputs stay
+/// fresh for cargo's change tracking.
+fn generate_sources(gen_dir: &Path, head_dims: &[u32], dtypes: &[&Dtype]) -> Vec<PathBuf> {
+    let mut registry = String::from("// Generated by crates/flashattn-sys/build.rs: one compiled configuration per line.\n");
+    let mut files = Vec::new();
+    let mut id = 0;
+    for dtype in dtypes {
+        for &hd in head_dims {
+            let mut unit = format!(
+                "// Generated by crates/flashattn-sys/build.rs: sm80-family kernels for {} head_dim {hd}.\n\
+                 #include \"sm80/fwd_kernel.cuh\"\n\nnamespace flashattn::sm80 {{\n",
+                dtype.name
+            );
+            for t in SM80_TILES.iter().filter(|t| t.head_dim == hd) {
+                let traits = format!("FwdTraits<{}, {hd}, {}, {}, {}, {}>", dtype.c_type, t.block_m, t.block_n, t.warps, t.stages);
+                writeln!(unit, "template FlashAttnStatus launch_fwd<{traits}>(FlashAttnFwdParams *, cudaStream_t);").unwrap();
+                let name = format!("sm80_{}_d{hd}_m{}n{}w{}s{}", dtype.name, t.block_m, t.block_n, t.warps, t.stages);
+                writeln!(
+                    registry,
+                    "FLASHATTN_SM80_CONFIG({id}, {}, {}, {hd}, {}, {}, {}, {}, \"{name}\", {})",
+                    dtype.c_enum, dtype.c_type, t.block_m, t.block_n, t.warps, t.stages, t.is_default
+                )
+                .unwrap();
+                id += 1;
+            }
+            unit.push_str("}  // namespace flashattn::sm80\n");
+            let path = gen_dir.join(format!("fwd_sm80_{}_d{hd}.cu", dtype.name));
+            write_if_changed(&path, &unit);
+            files.push(path);
+        }
+    }
+    write_if_changed(&gen_dir.join("flashattn_configs.inc"), &registry);
+    files
+}
+
+fn write_if_changed(path: &Path, text: &str) {
+    if fs::read_to_string(path).ok().as_deref() != Some(text) {
+        fs::write(path, text).unwrap();
+    }
+}

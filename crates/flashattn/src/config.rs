@@ -1,0 +1,76 @@
+//! The compiled kernel configurations, read once from the C registry.
+
+use std::ffi::CStr;
+use std::sync::OnceLock;
+
+use crate::DType;
+
+/// One compiled kernel configuration (a tile shape of one kernel for one dtype and head dim).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelConfig {
+    /// Id to pass as [`crate::KernelChoice::Id`].
+    pub id: u32,
+    /// Element type.
+    pub dtype: DType,
+    /// Head dim.
+    pub head_dim: usize,
+    /// Query rows per CTA.
+    pub block_m: usize,
+    /// Keys per inner iteration.
+    pub block_n: usize,
+    /// Warps per CTA.
+    pub warps: usize,
+    /// K/V shared-memory buffers.
+    pub stages: usize,
+    /// Oldest compute capability it runs on (major * 10 + minor).
+    pub min_compute_capability: u32,
+    /// Dynamic shared memory per CTA.
+    pub smem_bytes: usize,
+    /// Stable name, e.g. `sm80_bf16_d128_m128n64w4s2`.
+    pub name: &'static str,
+}
+
+/// Every configuration this build compiled, in id order.
+pub fn kernel_configs() -> &'static [KernelConfig] {
+    static CONFIGS: OnceLock<Vec<KernelConfig>> = OnceLock::new();
+    CONFIGS.get_or_init(|| {
+        let n = unsafe { flashattn_sys::flashattn_fwd_config_count() };
+        (0..n)
+            .filter_map(|id| {
+                let mut c = flashattn_sys::FlashAttnConfig::default();
+                // SAFETY: `c` is a valid out-pointer; ids 0..n exist.
+                let st = unsafe { flashattn_sys::flashattn_fwd_config(id, &mut c) };
+                if st != flashattn_sys::FlashAttnStatus::FLASHATTN_STATUS_SUCCESS {
+                    return None;
+                }
+                // SAFETY: names are static NUL-terminated strings in the registry.
+                let name = unsafe { CStr::from_ptr(c.name) }.to_str().ok()?;
+                Some(KernelConfig {
+                    id: c.id as u32,
+                    dtype: DType::from_sys(c.dtype)?,
+                    head_dim: c.head_dim as usize,
+                    block_m: c.block_m as usize,
+                    block_n: c.block_n as usize,
+                    warps: c.warps as usize,
+                    stages: c.stages as usize,
+                    min_compute_capability: c.min_compute_capability as u32,
+                    smem_bytes: c.smem_bytes as usize,
+                    name,
+                })
+            })
+            .collect()
+    })
+}
+
+/// Head dims compiled for `dtype`, ascending.
+pub fn compiled_head_dims(dtype: DType) -> Vec<usize> {
+    let mut dims: Vec<usize> = kernel_configs().iter().filter(|c| c.dtype == dtype).map(|c| c.head_dim).collect();
+    dims.sort_unstable();
+    dims.dedup();
+    dims
+}
+
+/// The configurations that can run a (dtype, head dim) call.
+pub(crate) fn candidates(dtype: DType, head_dim: usize) -> impl Iterator<Item = &'static KernelConfig> {
+    kernel_configs().iter().filter(move |c| c.dtype == dtype && c.head_dim == head_dim)
+}

@@ -1,0 +1,145 @@
+//! The one error type of the crate: every way a call can be refused or fail, typed.
+
+use crate::DType;
+
+/// Why a forward call was refused before launch, or how the launch failed.
+///
+/// Validation errors ([`Error::is_validation`]) are decided on the host before anything
+/// touches the GPU, so a refused call has launched nothing.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A size is zero (batch, a sequence length, a head count or the head dim).
+    #[error("{what} must be at least 1")]
+    ZeroSize {
+        /// Which size.
+        what: &'static str,
+    },
+    /// GQA/MQA needs every KV head to serve the same number of query heads.
+    #[error("heads_q ({heads_q}) is not a multiple of heads_kv ({heads_kv})")]
+    HeadsNotDivisible {
+        /// Query heads.
+        heads_q: usize,
+        /// Key/value heads.
+        heads_kv: usize,
+    },
+    /// No kernel was compiled for this head dim.
+    #[error("head dim {head_dim} is not supported; compiled head dims for {dtype}: {compiled:?}")]
+    UnsupportedHeadDim {
+        /// The requested head dim.
+        head_dim: usize,
+        /// The element type of the call.
+        dtype: DType,
+        /// Head dims this build has kernels for (see FLASHATTN_HEAD_DIMS).
+        compiled: Vec<usize>,
+    },
+    /// No kernel was compiled for this element type (see FLASHATTN_DTYPES).
+    #[error("no kernel compiled for dtype {0}")]
+    UnsupportedDtype(DType),
+    /// Tensors of one call disagree on element type.
+    #[error("{tensor} has dtype {found}, expected {expected} (the dtype of q)")]
+    DtypeMismatch {
+        /// Which tensor.
+        tensor: &'static str,
+        /// The dtype of q.
+        expected: DType,
+        /// The tensor's dtype.
+        found: DType,
+    },
+    /// A slice holds fewer elements than its shape and strides address.
+    #[error("{tensor} has {len} elements but its shape and strides address {required}")]
+    SliceTooShort {
+        /// Which tensor.
+        tensor: &'static str,
+        /// Elements in the slice.
+        len: usize,
+        /// Elements needed.
+        required: usize,
+    },
+    /// An output shares memory with an input or with the other output.
+    #[error("{output} overlaps {other} in device memory")]
+    Aliasing {
+        /// The output tensor (o or lse).
+        output: &'static str,
+        /// The tensor it overlaps.
+        other: &'static str,
+    },
+    /// The output's strides map two elements to the same address.
+    #[error("o's strides make distinct elements overlap ({detail})")]
+    SelfOverlappingOutput {
+        /// Which dimensions collide.
+        detail: String,
+    },
+    /// A pointer or stride breaks the 16-byte alignment the kernels' vector copies need.
+    #[error("{tensor}: {detail}")]
+    Misaligned {
+        /// Which tensor.
+        tensor: &'static str,
+        /// What is misaligned.
+        detail: String,
+    },
+    /// A size or offset would overflow the kernel's index arithmetic or a grid dimension.
+    #[error("{what} is {value}, above the limit of {max}")]
+    TooLarge {
+        /// Which quantity.
+        what: &'static str,
+        /// Its value.
+        value: u128,
+        /// The largest value the kernels handle.
+        max: u128,
+    },
+    /// The softmax scale must be finite and positive.
+    #[error("softmax scale {0} must be finite and > 0")]
+    InvalidScale(f32),
+    /// A named kernel configuration does not exist, or is for another dtype or head dim.
+    #[error("kernel configuration {0} does not exist for this dtype and head dim")]
+    UnknownConfig(String),
+    /// No NVIDIA driver (libcuda) could be loaded.
+    #[error("no CUDA driver: libcuda could not be loaded (is the NVIDIA driver installed?)")]
+    NoDriver,
+    /// The driver loaded but reports no device with this ordinal.
+    #[error("no CUDA device with ordinal {ordinal} ({count} found)")]
+    NoDevice {
+        /// The requested ordinal.
+        ordinal: usize,
+        /// Devices present.
+        count: usize,
+    },
+    /// The device is older than the kernels support (sm_80).
+    #[error("compute capability {major}.{minor} is below 8.0, the oldest the kernels support")]
+    UnsupportedDevice {
+        /// Major compute capability.
+        major: i32,
+        /// Minor compute capability.
+        minor: i32,
+    },
+    /// A CUDA runtime call on the C side failed.
+    #[error("CUDA error {name} ({code}): {message}")]
+    Cuda {
+        /// The `cudaError_t` value.
+        code: i32,
+        /// Its symbolic name.
+        name: String,
+        /// The runtime's description.
+        message: String,
+    },
+    /// A CUDA driver call failed (through cudarc).
+    #[error("CUDA driver error: {0:?}")]
+    Driver(#[from] cudarc::driver::DriverError),
+    /// The C side refused the parameters (a bug: the Rust validation should have caught it).
+    #[error("the kernel dispatcher refused the parameters: {0}")]
+    Dispatch(String),
+}
+
+impl Error {
+    /// True for errors decided on the host before any launch (the input was refused).
+    pub fn is_validation(&self) -> bool {
+        !matches!(
+            self,
+            Error::NoDriver | Error::NoDevice { .. } | Error::Cuda { .. } | Error::Driver(_) | Error::Dispatch(_)
+        )
+    }
+}
+
+/// Result with the crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,224 @@
+//! The forward launch: typed slices in, validated raw call out.
+
+use std::ffi::CStr;
+
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use flashattn_sys as sys;
+
+use crate::config::{candidates, kernel_configs, KernelConfig};
+use crate::error::{Error, Result};
+use crate::problem::{validate, AttentionParams, KernelChoice, RawForward, RawLse, RawTensor, Strides};
+use crate::{DType, Element};
+
+/// An input tensor: any cudarc device buffer of `T` plus its layout.
+pub struct Tensor<'a, S> {
+    /// The buffer (`CudaSlice<T>`, `CudaView<T>`, ...).
+    pub data: &'a S,
+    /// Element strides of `[batch, seqlen, heads, head_dim]`.
+    pub strides: Strides,
+}
+
+impl<'a, S> Tensor<'a, S> {
+    /// Pair a buffer with its layout.
+    pub fn new(data: &'a S, strides: Strides) -> Self {
+        Tensor { data, strides }
+    }
+}
+
+/// An output tensor: a mutable cudarc device buffer of `T` plus its layout.
+pub struct TensorMut<'a, S> {
+    /// The buffer (`CudaSlice<T>`, `CudaViewMut<T>`, ...).
+    pub data: &'a mut S,
+    /// Element strides of `[batch, seqlen, heads, head_dim]`.
+    pub strides: Strides,
+}
+
+impl<'a, S> TensorMut<'a, S> {
+    /// Pair a buffer with its layout.
+    pub fn new(data: &'a mut S, strides: Strides) -> Self {
+        TensorMut { data, strides }
+    }
+}
+
+/// What a successful launch ran.
+#[derive(Clone, Debug)]
+pub struct LaunchInfo {
+    /// The kernel configuration that was launched.
+    pub config: &'static KernelConfig,
+}
+
+/// Launch forward attention on `stream`: `o = softmax(scale * q k^T + mask) v`, and the
+/// log-sum-exp of each query row into `lse` (f32 `[batch, heads_q, seqlen_q]`) if given.
+///
+/// Shapes: q and o `[batch, seqlen_q, heads_q, head_dim]`, k and v `[batch, seqlen_k,
+/// heads_kv, head_dim]`, each with its own [`Strides`]. Everything is validated before the
+/// launch ([`Error::is_validation`]); the call is asynchronous and never synchronizes.
+pub fn forward<T, Q, K, V, O>(
+    stream: &CudaStream,
+    params: &AttentionParams,
+    q: Tensor<'_, Q>,
+    k: Tensor<'_, K>,
+    v: Tensor<'_, V>,
+    o: TensorMut<'_, O>,
+    lse: Option<&mut CudaSlice<f32>>,
+) -> Result<LaunchInfo>
+where
+    T: Element,
+    Q: DevicePtr<T>,
+    K: DevicePtr<T>,
+    V: DevicePtr<T>,
+    O: DevicePtrMut<T>,
+{
+    let (q_ptr, _q_guard) = q.data.device_ptr(stream);
+    let (k_ptr, _k_guard) = k.data.device_ptr(stream);
+    let (v_ptr, _v_guard) = v.data.device_ptr(stream);
+    let o_len = o.data.len();
+    let (o_ptr, _o_guard) = o.data.device_ptr_mut(stream);
+    let lse_len = lse.as_ref().map(|l| l.len());
+    let lse_ptr = lse.map(|l| l.device_ptr_mut(stream));
+    let raw = RawForward {
+        q: RawTensor { ptr: q_ptr, len: q.data.len(), dtype: T::DTYPE, strides: q.strides },
+        k: RawTensor { ptr: k_ptr, len: k.data.len(), dtype: T::DTYPE, strides: k.strides },
+        v: RawTensor { ptr: v_ptr, len: v.data.len(), dtype: T::DTYPE, strides: v.strides },
+        o: RawTensor { ptr: o_ptr, len: o_len, dtype: T::DTYPE, strides: o.strides },
+        lse: lse_ptr.as_ref().map(|(ptr, _)| RawLse { ptr: *ptr, len: lse_len.unwrap_or(0) }),
+    };
+    // SAFETY: the pointers come from live cudarc buffers of the stated lengths and dtypes;
+    // the guards above order this launch after earlier writes and record it for later use.
+    unsafe { forward_raw(stream, params, &raw) }
+}
+
+/// Launch from raw device addresses (for frameworks that hold their own buffers, with a dtype
+/// known only at run time). Performs the same validation as [`forward`].
+///
+/// # Safety
+/// Each address must point to device memory of at least `len` elements of its dtype that
+/// stays valid until the launch completes, usable from `stream`'s context; other work on
+/// those buffers must be ordered with `stream` by the caller.
+pub unsafe fn forward_raw(stream: &CudaStream, params: &AttentionParams, t: &RawForward) -> Result<LaunchInfo> {
+    let scale = validate(params, t)?;
+    let ctx = stream.context();
+    let (major, minor) = ctx.compute_capability()?;
+    crate::require_supported_compute_capability(major, minor)?;
+    let cc = (major * 10 + minor) as u32;
+    let config = choose_config(params, t.q.dtype, cc, || {
+        ctx.attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .map(|n| n as usize)
+    })?;
+
+    let s = |x: &RawTensor| x.strides;
+    let (qs, ks, vs, os) = (s(&t.q), s(&t.k), s(&t.v), s(&t.o));
+    let mut p = sys::FlashAttnFwdParams {
+        q: t.q.ptr as *const _,
+        k: t.k.ptr as *const _,
+        v: t.v.ptr as *const _,
+        o: t.o.ptr as *mut _,
+        lse: t.lse.map_or(std::ptr::null_mut(), |l| l.ptr as *mut f32),
+        q_batch_stride: qs.batch,
+        q_row_stride: qs.row,
+        q_head_stride: qs.head,
+        k_batch_stride: ks.batch,
+        k_row_stride: ks.row,
+        k_head_stride: ks.head,
+        v_batch_stride: vs.batch,
+        v_row_stride: vs.row,
+        v_head_stride: vs.head,
+        o_batch_stride: os.batch,
+        o_row_stride: os.row,
+        o_head_stride: os.head,
+        // validate() bounded every size below i32::MAX.
+        batch: params.batch as i32,
+        seqlen_q: params.seqlen_q as i32,
+        seqlen_k: params.seqlen_k as i32,
+        heads_q: params.heads_q as i32,
+        heads_kv: params.heads_kv as i32,
+        head_dim: params.head_dim as i32,
+        softmax_scale: scale,
+        causal: params.causal as i32,
+        dtype: t.q.dtype.to_sys(),
+        compute_capability: cc as i32,
+        config_id: config.id as i32,
+        cuda_error: 0,
+        config_used: -1,
+    };
+    ctx.bind_to_thread()?;
+    // SAFETY: `p` is fully initialised and validated; the caller vouches for the pointers.
+    let status = unsafe { sys::flashattn_fwd(&mut p, stream.cu_stream() as *mut std::ffi::c_void) };
+    status_to_result(status, &p, params, t.q.dtype)?;
+    Ok(LaunchInfo { config })
+}
+
+/// Pick the kernel configuration: the caller's, else the rule below.
+fn choose_config(
+    params: &AttentionParams,
+    dtype: DType,
+    cc: u32,
+    sm_count: impl FnOnce() -> Result<usize, cudarc::driver::DriverError>,
+) -> Result<&'static KernelConfig> {
+    let runnable = |c: &&KernelConfig| c.min_compute_capability <= cc;
+    match &params.kernel {
+        KernelChoice::Id(id) => kernel_configs()
+            .iter()
+            .find(|c| c.id == *id && c.dtype == dtype && c.head_dim == params.head_dim)
+            .filter(runnable)
+            .ok_or_else(|| Error::UnknownConfig(format!("id {id}"))),
+        KernelChoice::Named(name) => kernel_configs()
+            .iter()
+            .find(|c| c.name == name && c.dtype == dtype && c.head_dim == params.head_dim)
+            .filter(runnable)
+            .ok_or_else(|| Error::UnknownConfig(name.clone())),
+        KernelChoice::Auto => {
+            let sms = sm_count()?;
+            auto_config(params, dtype, cc, sms).ok_or(Error::UnsupportedHeadDim {
+                head_dim: params.head_dim,
+                dtype,
+                compiled: crate::compiled_head_dims(dtype),
+            })
+        }
+    }
+}
+
+/// The built-in rule: the largest query tile that still gives every SM work (about two CTAs
+/// per SM), because a half-empty GPU costs more than the smaller tile's extra K/V reads. Among
+/// tiles of that height, 4-warp two-stage tiles first (the configurations FlashAttention-2
+/// ships for these head dims). One-warp tiles are never chosen automatically.
+pub(crate) fn auto_config(params: &AttentionParams, dtype: DType, cc: u32, sm_count: usize) -> Option<&'static KernelConfig> {
+    let mut pool: Vec<&'static KernelConfig> =
+        candidates(dtype, params.head_dim).filter(|c| c.min_compute_capability <= cc && c.warps > 1).collect();
+    if pool.is_empty() {
+        pool = candidates(dtype, params.head_dim).filter(|c| c.min_compute_capability <= cc).collect();
+    }
+    let ctas = |c: &KernelConfig| params.seqlen_q.div_ceil(c.block_m) * params.batch * params.heads_q;
+    let preference = |c: &KernelConfig| (c.warps == 4, c.stages == 2, c.block_n == 64);
+    let fills = pool.iter().copied().filter(|c| ctas(c) >= 2 * sm_count).max_by_key(|c| (c.block_m, preference(c)));
+    fills.or_else(|| pool.iter().copied().max_by_key(|c| (ctas(c), preference(c))))
+}
+
+fn status_to_result(status: sys::FlashAttnStatus, p: &sys::FlashAttnFwdParams, params: &AttentionParams, dtype: DType) -> Result<()> {
+    use sys::FlashAttnStatus as S;
+    match status {
+        S::FLASHATTN_STATUS_SUCCESS => Ok(()),
+        S::FLASHATTN_STATUS_CUDA_ERROR => {
+            // SAFETY: both return static NUL-terminated strings for any code.
+            let (name, message) = unsafe {
+                (
+                    CStr::from_ptr(sys::flashattn_cuda_error_name(p.cuda_error)).to_string_lossy().into_owned(),
+                    CStr::from_ptr(sys::flashattn_cuda_error_string(p.cuda_error)).to_string_lossy().into_owned(),
+                )
+            };
+            Err(Error::Cuda { code: p.cuda_error, name, message })
+        }
+        S::FLASHATTN_STATUS_UNSUPPORTED_HEAD_DIM => Err(Error::UnsupportedHeadDim {
+            head_dim: params.head_dim,
+            dtype,
+            compiled: crate::compiled_head_dims(dtype),
+        }),
+        S::FLASHATTN_STATUS_UNSUPPORTED_DTYPE => Err(Error::UnsupportedDtype(dtype)),
+        S::FLASHATTN_STATUS_UNKNOWN_CONFIG => Err(Error::UnknownConfig(format!("id {}", p.config_id))),
+        other => {
+            // SAFETY: returns a static string for any value.
+            let text = unsafe { CStr::from_ptr(sys::flashattn_status_string(other)) };
+            Err(Error::Dispatch(text.to_string_lossy().into_owned()))
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! Safe launch layer for flashattn-rs's hand-written CUDA FlashAttention forward kernels.
+//!
+//! ```text
+//! flashattn (this crate)   validation, typed errors, kernel choice, cudarc streams and slices
+//!   └─ flashattn-sys       bindgen'd FFI to cuda-src/include/flashattn.h (params struct + status)
+//!        └─ cuda-src/      the kernels, compiled by nvcc at build time, static CUDA runtime
+//! ```
+//!
+//! Tensors are `[batch, seqlen, heads, head_dim]` with free element [`Strides`] (head_dim
+//! contiguous), so both `[B, S, H, D]` and `[B, H, S, D]` buffers work without copies.
+//!
+//! ```no_run
+//! use flashattn::{AttentionParams, Strides, Tensor, TensorMut};
+//! use half::bf16;
+//! # fn main() -> Result<(), flashattn::Error> {
+//! let ctx = flashattn::open_device(0)?;
+//! let stream = ctx.default_stream();
+//! let p = AttentionParams { causal: true, ..AttentionParams::new(2, 1024, 1024, 16, 128) };
+//! let n = p.batch * p.seqlen_q * p.heads_q * p.head_dim;
+//! let q = stream.alloc_zeros::<bf16>(n)?;
+//! let (k, v) = (stream.alloc_zeros::<bf16>(n)?, stream.alloc_zeros::<bf16>(n)?);
+//! let mut o = stream.alloc_zeros::<bf16>(n)?;
+//! let s = Strides::bshd(1024, 16, 128);
+//! flashattn::forward(&stream, &p, Tensor::new(&q, s), Tensor::new(&k, s), Tensor::new(&v, s),
+//!                    TensorMut::new(&mut o, s), None)?;
+//! # Ok(()) }
+//! ```
+#![warn(missing_docs)]
+
+mod config;
+mod device;
+mod error;
+mod forward;
+mod problem;
+
+pub use config::{compiled_head_dims, kernel_configs, KernelConfig};
+pub use device::{driver_available, open_device, require_supported_compute_capability};
+pub use error::{Error, Result};
+pub use forward::{forward, forward_raw, LaunchInfo, Tensor, TensorMut};
+pub use problem::{validate, AttentionParams, KernelChoice, RawForward, RawLse, RawTensor, Strides, MAX_GRID_YZ, MAX_SEQLEN};
+
+/// Re-export of the cudarc version this crate's API uses.
+pub use cudarc;
+
+/// Element types of the kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DType {
+    /// IEEE half precision (`half::f16`).
+    F16,
+    /// bfloat16 (`half::bf16`).
+    BF16,
+}
+
+impl DType {
+    /// Bytes per element.
+    pub fn size_bytes(self) -> usize {
+        2
+    }
+
+    /// Short name: `f16` or `bf16`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::F16 => "f16",
+            DType::BF16 => "bf16",
+        }
+    }
+
+    pub(crate) fn to_sys(self) -> flashattn_sys::FlashAttnDtype {
+        match self {
+            DType::F16 => flashattn_sys::FlashAttnDtype::FLASHATTN_DTYPE_F16,
+            DType::BF16 => flashattn_sys::FlashAttnDtype::FLASHATTN_DTYPE_BF16,
+        }
+    }
+
+    pub(crate) fn from_sys(d: flashattn_sys::FlashAttnDtype) -> Option<Self> {
+        match d {
+            flashattn_sys::FlashAttnDtype::FLASHATTN_DTYPE_F16 => Some(DType::F16),
+            flashattn_sys::FlashAttnDtype::FLASHATTN_DTYPE_BF16 => Some(DType::BF16),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for DType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A Rust element type the kernels take: [`half::f16`] or [`half::bf16`].
+pub trait Element: cudarc::driver::DeviceRepr + Copy + Send + Sync + 'static {
+    /// The matching [`DType`].
+    const DTYPE: DType;
+}
+
+impl Element for half::f16 {
+    const DTYPE: DType = DType::F16;
+}
+
+impl Element for half::bf16 {
+    const DTYPE: DType = DType::BF16;
+}

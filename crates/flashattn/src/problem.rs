@@ -1,0 +1,273 @@
+//! Shapes, layouts and the host-side validation of a forward call. Pure functions: no GPU.
+
+use crate::error::{Error, Result};
+use crate::DType;
+
+/// Element strides of a `[batch, seqlen, heads, head_dim]` tensor. `head_dim` is always
+/// contiguous (stride 1); the other three are free, so `[B, S, H, D]` and `[B, H, S, D]`
+/// tensors, padded rows and broadcast (stride 0) inputs all work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Strides {
+    /// Elements between consecutive batch entries.
+    pub batch: i64,
+    /// Elements between consecutive sequence positions.
+    pub row: i64,
+    /// Elements between consecutive heads.
+    pub head: i64,
+}
+
+impl Strides {
+    /// Contiguous `[batch, seqlen, heads, head_dim]` (FlashAttention's native layout).
+    pub fn bshd(seqlen: usize, heads: usize, head_dim: usize) -> Self {
+        let row = (heads * head_dim) as i64;
+        Strides { batch: row * seqlen as i64, row, head: head_dim as i64 }
+    }
+
+    /// Contiguous `[batch, heads, seqlen, head_dim]` (PyTorch SDPA's layout).
+    pub fn bhsd(seqlen: usize, heads: usize, head_dim: usize) -> Self {
+        let head = (seqlen * head_dim) as i64;
+        Strides { batch: head * heads as i64, row: head_dim as i64, head }
+    }
+}
+
+/// Which compiled kernel configuration runs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum KernelChoice {
+    /// The launch layer picks (tuned dispatch table, else a built-in rule).
+    #[default]
+    Auto,
+    /// A configuration by id (see [`crate::kernel_configs`]).
+    Id(u32),
+    /// A configuration by name, e.g. `sm80_bf16_d128_m128n64w4s2`.
+    Named(String),
+}
+
+/// Sizes and options of one forward call.
+///
+/// Q is `[batch, seqlen_q, heads_q, head_dim]`, K and V are `[batch, seqlen_k, heads_kv,
+/// head_dim]`, O has Q's shape and dtype, LSE is f32 `[batch, heads_q, seqlen_q]` contiguous.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AttentionParams {
+    /// Batch size.
+    pub batch: usize,
+    /// Query sequence length.
+    pub seqlen_q: usize,
+    /// Key/value sequence length.
+    pub seqlen_k: usize,
+    /// Query heads.
+    pub heads_q: usize,
+    /// Key/value heads; `heads_q` must be a multiple (GQA; 1 is MQA).
+    pub heads_kv: usize,
+    /// Head dim (the compiled ones: see [`crate::compiled_head_dims`]).
+    pub head_dim: usize,
+    /// Causal mask, bottom-right aligned: query `i` sees key `j` iff
+    /// `j <= i + seqlen_k - seqlen_q`. A query that sees no key gets O = 0, LSE = -inf.
+    pub causal: bool,
+    /// Scale applied to `Q.K^T`; `None` means `1 / sqrt(head_dim)`.
+    pub softmax_scale: Option<f32>,
+    /// Which kernel configuration runs.
+    pub kernel: KernelChoice,
+}
+
+impl AttentionParams {
+    /// Multi-head attention with `heads` query and KV heads, non-causal, default scale.
+    pub fn new(batch: usize, seqlen_q: usize, seqlen_k: usize, heads: usize, head_dim: usize) -> Self {
+        AttentionParams {
+            batch,
+            seqlen_q,
+            seqlen_k,
+            heads_q: heads,
+            heads_kv: heads,
+            head_dim,
+            causal: false,
+            softmax_scale: None,
+            kernel: KernelChoice::Auto,
+        }
+    }
+
+    /// The scale that will be used.
+    pub fn scale(&self) -> f32 {
+        self.softmax_scale.unwrap_or_else(|| 1.0 / (self.head_dim as f32).sqrt())
+    }
+}
+
+/// A tensor as the validation sees it: where it is, how long, what type, how laid out.
+#[derive(Clone, Copy, Debug)]
+pub struct RawTensor {
+    /// Device address of element 0.
+    pub ptr: u64,
+    /// Elements available from `ptr`.
+    pub len: usize,
+    /// Element type.
+    pub dtype: DType,
+    /// Layout (`head_dim` contiguous).
+    pub strides: Strides,
+}
+
+/// The LSE output: f32, contiguous `[batch, heads_q, seqlen_q]`.
+#[derive(Clone, Copy, Debug)]
+pub struct RawLse {
+    /// Device address.
+    pub ptr: u64,
+    /// f32 elements available.
+    pub len: usize,
+}
+
+/// All tensors of a forward call.
+#[derive(Clone, Copy, Debug)]
+pub struct RawForward {
+    /// Queries.
+    pub q: RawTensor,
+    /// Keys.
+    pub k: RawTensor,
+    /// Values.
+    pub v: RawTensor,
+    /// Output.
+    pub o: RawTensor,
+    /// Optional log-sum-exp output.
+    pub lse: Option<RawLse>,
+}
+
+/// Sequence lengths leave this much head-room below `i32::MAX` so that tile-end arithmetic
+/// inside the kernel (`index + block size`) cannot overflow 32 bits.
+pub const MAX_SEQLEN: usize = (i32::MAX as usize) - 1024;
+/// Grid y and z carry heads and batch.
+pub const MAX_GRID_YZ: usize = 65535;
+
+/// Check a forward call completely, on the host. Returns the softmax scale to use.
+pub fn validate(params: &AttentionParams, t: &RawForward) -> Result<f32> {
+    let AttentionParams { batch, seqlen_q, seqlen_k, heads_q, heads_kv, head_dim, .. } = *params;
+    for (what, v) in [
+        ("batch", batch),
+        ("seqlen_q", seqlen_q),
+        ("seqlen_k", seqlen_k),
+        ("heads_q", heads_q),
+        ("heads_kv", heads_kv),
+        ("head_dim", head_dim),
+    ] {
+        if v == 0 {
+            return Err(Error::ZeroSize { what });
+        }
+    }
+    if heads_q % heads_kv != 0 {
+        return Err(Error::HeadsNotDivisible { heads_q, heads_kv });
+    }
+    for (what, value, max) in [
+        ("seqlen_q", seqlen_q, MAX_SEQLEN),
+        ("seqlen_k", seqlen_k, MAX_SEQLEN),
+        ("heads_q", heads_q, MAX_GRID_YZ),
+        ("batch", batch, MAX_GRID_YZ),
+    ] {
+        if value > max {
+            return Err(Error::TooLarge { what, value: value as u128, max: max as u128 });
+        }
+    }
+    let scale = params.scale();
+    if !(scale.is_finite() && scale > 0.0) {
+        return Err(Error::InvalidScale(scale));
+    }
+
+    let dtype = t.q.dtype;
+    for (name, x) in [("k", &t.k), ("v", &t.v), ("o", &t.o)] {
+        if x.dtype != dtype {
+            return Err(Error::DtypeMismatch { tensor: name, expected: dtype, found: x.dtype });
+        }
+    }
+    let compiled = crate::compiled_head_dims(dtype);
+    if compiled.is_empty() {
+        return Err(Error::UnsupportedDtype(dtype));
+    }
+    if !compiled.contains(&head_dim) {
+        return Err(Error::UnsupportedHeadDim { head_dim, dtype, compiled });
+    }
+
+    let elem = dtype.size_bytes() as u64;
+    let dims_q = [batch, seqlen_q, heads_q];
+    let dims_kv = [batch, seqlen_k, heads_kv];
+    let mut spans = Vec::with_capacity(5);
+    for (name, x, dims) in [("q", &t.q, dims_q), ("k", &t.k, dims_kv), ("v", &t.v, dims_kv), ("o", &t.o, dims_q)] {
+        check_alignment(name, x, elem)?;
+        let required = required_len(name, x.strides, dims, head_dim)?;
+        if (x.len as u128) < required {
+            return Err(Error::SliceTooShort { tensor: name, len: x.len, required: required as usize });
+        }
+        spans.push((name, x.ptr as u128, x.ptr as u128 + required * elem as u128));
+    }
+    check_output_does_not_self_overlap(t.o.strides, dims_q, head_dim)?;
+    if let Some(lse) = t.lse {
+        let required = (batch * heads_q) as u128 * seqlen_q as u128;
+        if (lse.len as u128) < required {
+            return Err(Error::SliceTooShort { tensor: "lse", len: lse.len, required: required as usize });
+        }
+        if lse.ptr % 4 != 0 {
+            return Err(Error::Misaligned { tensor: "lse", detail: format!("address {:#x} is not 4-byte aligned", lse.ptr) });
+        }
+        spans.push(("lse", lse.ptr as u128, lse.ptr as u128 + required * 4));
+    }
+    // Outputs must not overlap anything else: the kernel reads inputs while other CTAs write.
+    for (i, &(out, s0, e0)) in spans.iter().enumerate().skip(3) {
+        for &(other, s1, e1) in spans.iter().take(i) {
+            if s0 < e1 && s1 < e0 {
+                return Err(Error::Aliasing { output: out, other });
+            }
+        }
+    }
+    Ok(scale)
+}
+
+fn check_alignment(name: &'static str, x: &RawTensor, elem: u64) -> Result<()> {
+    if x.ptr % 16 != 0 {
+        return Err(Error::Misaligned {
+            tensor: name,
+            detail: format!("address {:#x} is not 16-byte aligned (the kernels copy 16-byte chunks)", x.ptr),
+        });
+    }
+    let per_chunk = (16 / elem) as i64;
+    for (what, s) in [("batch", x.strides.batch), ("row", x.strides.row), ("head", x.strides.head)] {
+        if s < 0 {
+            return Err(Error::Misaligned { tensor: name, detail: format!("{what} stride {s} is negative") });
+        }
+        if s % per_chunk != 0 {
+            return Err(Error::Misaligned {
+                tensor: name,
+                detail: format!("{what} stride {s} is not a multiple of {per_chunk} elements (16 bytes)"),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Elements a tensor addresses: 1 + the largest offset. Errors if any offset leaves i64.
+fn required_len(name: &'static str, s: Strides, [b, n, h]: [usize; 3], d: usize) -> Result<u128> {
+    let last = (b as u128 - 1) * s.batch as u128
+        + (n as u128 - 1) * s.row as u128
+        + (h as u128 - 1) * s.head as u128
+        + d as u128;
+    let _ = name;
+    if last > i64::MAX as u128 {
+        return Err(Error::TooLarge { what: "largest element offset", value: last, max: i64::MAX as u128 });
+    }
+    Ok(last)
+}
+
+/// Distinct (b, s, h, d) of O must map to distinct addresses: with dimensions sorted by
+/// stride, each stride must step over the whole extent of the smaller ones.
+fn check_output_does_not_self_overlap(s: Strides, [b, n, h]: [usize; 3], d: usize) -> Result<()> {
+    let mut dims: Vec<(&str, i64, usize)> = [("batch", s.batch, b), ("row", s.row, n), ("head", s.head, h)]
+        .into_iter()
+        .filter(|&(_, _, size)| size > 1)
+        .collect();
+    dims.sort_by_key(|&(_, stride, _)| stride);
+    let mut extent: i128 = d as i128;
+    let mut inner = "head_dim";
+    for (name, stride, size) in dims {
+        if (stride as i128) < extent {
+            return Err(Error::SelfOverlappingOutput {
+                detail: format!("{name} stride {stride} is smaller than the {extent} elements spanned by {inner}"),
+            });
+        }
+        extent = stride as i128 * (size as i128 - 1) + extent;
+        inner = name;
+    }
+    Ok(())
+}

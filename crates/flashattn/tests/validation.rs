@@ -1,0 +1,198 @@
+//! Every refusal of the launch layer, decided on the host: these run without a GPU.
+
+use flashattn::{validate, AttentionParams, DType, Error, RawForward, RawLse, RawTensor, Strides};
+
+const D: usize = 64;
+
+fn tensor(ptr: u64, seqlen: usize, heads: usize) -> RawTensor {
+    let s = Strides::bshd(seqlen, heads, D);
+    RawTensor { ptr, len: 2 * seqlen * heads * D, dtype: DType::F16, strides: s }
+}
+
+/// Four disjoint, aligned fake buffers for B=2, S=16, H=4, D=64.
+fn good() -> (AttentionParams, RawForward) {
+    let p = AttentionParams::new(2, 16, 16, 4, D);
+    let mb = 1 << 20;
+    let t = RawForward {
+        q: tensor(mb, 16, 4),
+        k: tensor(2 * mb, 16, 4),
+        v: tensor(3 * mb, 16, 4),
+        o: tensor(4 * mb, 16, 4),
+        lse: Some(RawLse { ptr: 5 * mb, len: 2 * 4 * 16 }),
+    };
+    (p, t)
+}
+
+#[test]
+fn a_good_call_passes_and_gets_the_default_scale() {
+    let (p, t) = good();
+    let scale = validate(&p, &t).unwrap();
+    assert_eq!(scale, 1.0 / 8.0);
+}
+
+#[test]
+fn zero_sizes_are_refused() {
+    let setters: [(&str, fn(&mut AttentionParams)); 6] = [
+        ("batch", |p| p.batch = 0),
+        ("seqlen_q", |p| p.seqlen_q = 0),
+        ("seqlen_k", |p| p.seqlen_k = 0),
+        ("heads_q", |p| p.heads_q = 0),
+        ("heads_kv", |p| p.heads_kv = 0),
+        ("head_dim", |p| p.head_dim = 0),
+    ];
+    for (name, set) in setters {
+        let (mut p, t) = good();
+        set(&mut p);
+        match validate(&p, &t) {
+            Err(Error::ZeroSize { what }) => assert_eq!(what, name),
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn heads_must_divide() {
+    let (mut p, t) = good();
+    p.heads_kv = 3;
+    assert!(matches!(validate(&p, &t), Err(Error::HeadsNotDivisible { heads_q: 4, heads_kv: 3 })));
+}
+
+#[test]
+fn unsupported_head_dim_names_the_compiled_ones() {
+    let (mut p, t) = good();
+    p.head_dim = 72;
+    match validate(&p, &t) {
+        Err(e @ Error::UnsupportedHeadDim { head_dim: 72, .. }) => {
+            assert!(e.to_string().contains("72"));
+            assert!(e.is_validation());
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn short_slices_are_refused() {
+    let (p, mut t) = good();
+    t.k.len -= 1;
+    assert!(matches!(validate(&p, &t), Err(Error::SliceTooShort { tensor: "k", .. })));
+    let (p, mut t) = good();
+    t.lse = Some(RawLse { ptr: 5 << 20, len: 10 });
+    assert!(matches!(validate(&p, &t), Err(Error::SliceTooShort { tensor: "lse", .. })));
+    // Padded strides reach further than a dense slice of the same shape holds.
+    let (p, mut t) = good();
+    t.q.strides.row += 8;
+    t.q.strides.batch += 8 * 16;
+    assert!(matches!(validate(&p, &t), Err(Error::SliceTooShort { tensor: "q", .. })));
+}
+
+#[test]
+fn outputs_aliasing_inputs_are_refused() {
+    let (p, mut t) = good();
+    t.o.ptr = t.v.ptr + 64;
+    assert!(matches!(validate(&p, &t), Err(Error::Aliasing { output: "o", other: "v" })));
+    let (p, mut t) = good();
+    t.lse.as_mut().unwrap().ptr = t.o.ptr;
+    assert!(matches!(validate(&p, &t), Err(Error::Aliasing { output: "lse", other: "o" })));
+    // Inputs may share memory (K and V views of one buffer, or Q = K).
+    let (p, mut t) = good();
+    t.k.ptr = t.q.ptr;
+    assert!(validate(&p, &t).is_ok());
+}
+
+#[test]
+fn a_self_overlapping_output_is_refused() {
+    let (p, mut t) = good();
+    t.o.strides.head = 32; // heads overlap within a row
+    assert!(matches!(validate(&p, &t), Err(Error::SelfOverlappingOutput { .. })));
+    // Broadcast inputs (stride 0) are fine.
+    let (p, mut t) = good();
+    t.k.strides.batch = 0;
+    assert!(validate(&p, &t).is_ok());
+}
+
+#[test]
+fn misaligned_pointers_and_strides_are_refused() {
+    let (p, mut t) = good();
+    t.q.ptr += 2;
+    assert!(matches!(validate(&p, &t), Err(Error::Misaligned { tensor: "q", .. })));
+    let (p, mut t) = good();
+    t.v.strides.row = 4 * D as i64 + 4; // rows 8 bytes off a 16-byte boundary
+    t.v.len *= 2;
+    assert!(matches!(validate(&p, &t), Err(Error::Misaligned { tensor: "v", .. })));
+    let (p, mut t) = good();
+    t.k.strides.head = -(D as i64);
+    assert!(matches!(validate(&p, &t), Err(Error::Misaligned { tensor: "k", .. })));
+    let (p, mut t) = good();
+    t.lse.as_mut().unwrap().ptr += 2;
+    assert!(matches!(validate(&p, &t), Err(Error::Misaligned { tensor: "lse", .. })));
+}
+
+#[test]
+fn dtype_mismatch_is_refused() {
+    let (p, mut t) = good();
+    t.v.dtype = DType::BF16;
+    assert!(matches!(
+        validate(&p, &t),
+        Err(Error::DtypeMismatch { tensor: "v", expected: DType::F16, found: DType::BF16 })
+    ));
+}
+
+#[test]
+fn sizes_that_overflow_kernel_indexing_are_refused() {
+    let (mut p, t) = good();
+    p.seqlen_k = i32::MAX as usize;
+    assert!(matches!(validate(&p, &t), Err(Error::TooLarge { what: "seqlen_k", .. })));
+    let (mut p, t) = good();
+    p.batch = 70_000;
+    assert!(matches!(validate(&p, &t), Err(Error::TooLarge { what: "batch", .. })));
+    // An element offset past i64::MAX through a huge batch stride.
+    let (p, mut t) = good();
+    t.q.strides.batch = i64::MAX - 7;
+    t.q.len = usize::MAX;
+    assert!(matches!(validate(&p, &t), Err(Error::TooLarge { what: "largest element offset", .. })));
+}
+
+#[test]
+fn bad_scales_are_refused() {
+    for s in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+        let (mut p, t) = good();
+        p.softmax_scale = Some(s);
+        assert!(matches!(validate(&p, &t), Err(Error::InvalidScale(_))), "{s}");
+    }
+}
+
+#[test]
+fn devices_below_sm80_are_refused() {
+    assert!(matches!(
+        flashattn::require_supported_compute_capability(7, 5),
+        Err(Error::UnsupportedDevice { major: 7, minor: 5 })
+    ));
+    assert!(flashattn::require_supported_compute_capability(8, 0).is_ok());
+    assert!(flashattn::require_supported_compute_capability(9, 0).is_ok());
+}
+
+#[test]
+fn no_driver_is_an_error_not_a_panic() {
+    match flashattn::open_device(0) {
+        Err(Error::NoDriver) => assert!(!flashattn::driver_available()),
+        Err(Error::NoDevice { .. }) | Err(Error::Driver(_)) => assert!(flashattn::driver_available()),
+        Ok(ctx) => {
+            let (major, _) = ctx.compute_capability().unwrap();
+            assert!(major >= 8);
+        }
+        Err(e) => panic!("unexpected: {e}"),
+    }
+    if flashattn::driver_available() {
+        assert!(matches!(flashattn::open_device(1 << 20), Err(Error::NoDevice { .. }) | Err(Error::Driver(_))));
+    }
+}
+
+#[test]
+fn compiled_configs_are_listed() {
+    let configs = flashattn::kernel_configs();
+    assert!(!configs.is_empty());
+    for c in configs {
+        assert!(flashattn::compiled_head_dims(c.dtype).contains(&c.head_dim));
+        assert_eq!(c.block_m % (16 * c.warps), 0);
+    }
+}

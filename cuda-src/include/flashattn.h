@@ -1,0 +1,114 @@
+/*
+ * flashattn.h - the one contract between Rust (flashattn-sys, via bindgen) and the CUDA kernels.
+ *
+ * Every entry point takes a params struct by pointer and returns a status code; nothing here
+ * prints, exits or synchronizes the device. Tensors are [batch, seqlen, heads, head_dim] with
+ * arbitrary int64 element strides for batch, row (seqlen) and head; head_dim is contiguous.
+ */
+#ifndef FLASHATTN_H
+#define FLASHATTN_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever a struct below changes layout; the Rust side checks it at run time. */
+#define FLASHATTN_ABI_VERSION 1
+
+typedef enum FlashAttnDtype {
+    FLASHATTN_DTYPE_F16 = 0,
+    FLASHATTN_DTYPE_BF16 = 1,
+} FlashAttnDtype;
+
+typedef enum FlashAttnStatus {
+    FLASHATTN_STATUS_SUCCESS = 0,
+    /* A size, stride or pointer the kernels cannot handle (the Rust layer reports details). */
+    FLASHATTN_STATUS_INVALID_PARAMS = 1,
+    /* No kernel was compiled for this head dim (see FLASHATTN_HEAD_DIMS at build time). */
+    FLASHATTN_STATUS_UNSUPPORTED_HEAD_DIM = 2,
+    FLASHATTN_STATUS_UNSUPPORTED_DTYPE = 3,
+    /* No compiled kernel runs on this compute capability (see FLASHATTN_CUDA_ARCHS). */
+    FLASHATTN_STATUS_UNSUPPORTED_ARCH = 4,
+    /* config_id names no compiled configuration, or one for another dtype/head dim. */
+    FLASHATTN_STATUS_UNKNOWN_CONFIG = 5,
+    /* A CUDA runtime call failed; cuda_error in the params holds its cudaError_t. */
+    FLASHATTN_STATUS_CUDA_ERROR = 6,
+} FlashAttnStatus;
+
+/* Forward attention: O = softmax(scale * Q K^T + mask) V, plus LSE. */
+typedef struct FlashAttnFwdParams {
+    const void *q; /* [batch, seqlen_q, heads_q, head_dim] */
+    const void *k; /* [batch, seqlen_k, heads_kv, head_dim] */
+    const void *v; /* [batch, seqlen_k, heads_kv, head_dim] */
+    void *o;       /* [batch, seqlen_q, heads_q, head_dim], same dtype as q */
+    float *lse;    /* [batch, heads_q, seqlen_q] contiguous, natural log; may be NULL */
+
+    int64_t q_batch_stride, q_row_stride, q_head_stride;
+    int64_t k_batch_stride, k_row_stride, k_head_stride;
+    int64_t v_batch_stride, v_row_stride, v_head_stride;
+    int64_t o_batch_stride, o_row_stride, o_head_stride;
+
+    int32_t batch;
+    int32_t seqlen_q;
+    int32_t seqlen_k;
+    int32_t heads_q;
+    int32_t heads_kv; /* heads_q % heads_kv == 0 (GQA / MQA) */
+    int32_t head_dim;
+
+    float softmax_scale;
+    /* Non-zero: key j is visible to query i iff j <= i + seqlen_k - seqlen_q (bottom-right). */
+    int32_t causal;
+    FlashAttnDtype dtype;
+
+    /* Compute capability of the device the stream belongs to, major * 10 + minor. */
+    int32_t compute_capability;
+    /* -1: the built-in choice for this problem; otherwise an id from flashattn_fwd_config. */
+    int32_t config_id;
+
+    /* Out: the cudaError_t behind FLASHATTN_STATUS_CUDA_ERROR, else 0. */
+    int32_t cuda_error;
+    /* Out: the configuration that ran (or would have run). */
+    int32_t config_used;
+} FlashAttnFwdParams;
+
+/* One compiled kernel configuration: what the fuzzer sweeps and the tuner picks from. */
+typedef struct FlashAttnConfig {
+    int32_t id;
+    FlashAttnDtype dtype;
+    int32_t head_dim;
+    int32_t block_m;  /* query rows per CTA */
+    int32_t block_n;  /* keys per inner iteration */
+    int32_t warps;    /* warps per CTA; each owns block_m / warps query rows */
+    int32_t stages;   /* K/V shared-memory buffers */
+    int32_t min_compute_capability;
+    int32_t smem_bytes;
+    const char *name; /* stable, e.g. "sm80_bf16_d128_m128n64w4s1" */
+} FlashAttnConfig;
+
+int32_t flashattn_abi_version(void);
+
+/* Number of compiled configurations; ids run from 0 to count - 1. */
+int32_t flashattn_fwd_config_count(void);
+
+/* Describe configuration `id`; FLASHATTN_STATUS_UNKNOWN_CONFIG if out of range. */
+FlashAttnStatus flashattn_fwd_config(int32_t id, FlashAttnConfig *out);
+
+/*
+ * Launch the forward kernel on `stream` (a cudaStream_t / CUstream; NULL is the legacy default
+ * stream). Asynchronous: returns after the launch is queued. Sets params->cuda_error and
+ * params->config_used.
+ */
+FlashAttnStatus flashattn_fwd(FlashAttnFwdParams *params, void *stream);
+
+/* Static strings; never NULL. */
+const char *flashattn_status_string(FlashAttnStatus status);
+const char *flashattn_cuda_error_string(int32_t cuda_error);
+const char *flashattn_cuda_error_name(int32_t cuda_error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FLASHATTN_H */

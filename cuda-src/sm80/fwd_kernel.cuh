@@ -1,0 +1,318 @@
+// The portable FlashAttention-2-style forward kernel (sm_80 and later): one CTA per
+// (query tile, head, batch), tensor-core MMAs from swizzled shared memory, an online softmax
+// in base 2, and P kept in registers between the two GEMMs.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <math_constants.h>
+
+#include "primitives.cuh"
+#include "traits.cuh"
+
+namespace flashattn::sm80 {
+
+// Copy rows [0, rows) of a [kRows, head_dim] tile from global memory (row stride in elements)
+// into swizzled shared memory; rows >= valid_rows are zero-filled without being read.
+template <typename Traits, int kRows>
+__device__ __forceinline__ void load_tile(typename Traits::Element *tile, const typename Traits::Element *src,
+                                          int64_t row_stride, int valid_rows) {
+    constexpr int kChunks = kRows * Traits::kChunksPerRow;
+    const uint32_t base = smem_addr(tile);
+#pragma unroll
+    for (int i = threadIdx.x; i < kChunks; i += Traits::kThreads) {
+        const int row = i / Traits::kChunksPerRow;
+        const int chunk = i % Traits::kChunksPerRow;
+        const bool valid = row < valid_rows;
+        // An invalid row still needs a legal address operand; row 0 of the tile always exists.
+        const auto *g = src + (valid ? row * row_stride : 0) + chunk * 8;
+        cp_async_16(base + swizzle<Traits::kChunksPerRow>(row, chunk) * 2, g, valid);
+    }
+}
+
+// Per-thread state of the online softmax for its 2 * kMTiles rows (g and g + 8 of each slice).
+template <typename Traits>
+struct RowState {
+    float max[Traits::kMTiles][2];
+    float sum[Traits::kMTiles][2];  // partial: this thread's columns only until the epilogue
+};
+
+template <typename Traits>
+__global__ void __launch_bounds__(Traits::kThreads) fwd_kernel(const FlashAttnFwdParams p) {
+    using Element = typename Traits::Element;
+    using MmaT = Mma<Element>;
+    constexpr int kBlockM = Traits::kBlockM;
+    constexpr int kBlockN = Traits::kBlockN;
+    constexpr int kMTiles = Traits::kMTiles;
+    constexpr int kNTiles = Traits::kNTiles;
+    constexpr int kDTiles = Traits::kDTiles;
+    constexpr int kCPR = Traits::kChunksPerRow;
+    constexpr int kStages = Traits::kStages;
+
+    extern __shared__ __align__(128) unsigned char smem_raw[];
+    auto &smem = *reinterpret_cast<typename Traits::SharedStorage *>(smem_raw);
+
+    const int m_block = blockIdx.x;
+    const int head = blockIdx.y;
+    const int batch = blockIdx.z;
+    const int kv_head = head / (p.heads_q / p.heads_kv);
+    const int warp = threadIdx.x / 32;
+    const int lane = threadIdx.x % 32;
+    const int g = lane / 4;  // fragment row within an 8-row group
+    const int t = lane % 4;  // fragment column pair
+
+    const int row_begin = m_block * kBlockM;
+    const int rows_here = min(kBlockM, p.seqlen_q - row_begin);
+    // Bottom-right causal alignment: query i sees keys j <= i + diag_offset.
+    const int diag_offset = p.seqlen_k - p.seqlen_q;
+
+    const Element *q_ptr = static_cast<const Element *>(p.q) + batch * p.q_batch_stride + head * p.q_head_stride +
+                           row_begin * p.q_row_stride;
+    const Element *k_ptr = static_cast<const Element *>(p.k) + batch * p.k_batch_stride + kv_head * p.k_head_stride;
+    const Element *v_ptr = static_cast<const Element *>(p.v) + batch * p.v_batch_stride + kv_head * p.v_head_stride;
+    Element *o_ptr = static_cast<Element *>(p.o) + batch * p.o_batch_stride + head * p.o_head_stride +
+                     row_begin * p.o_row_stride;
+    float *lse_ptr = p.lse ? p.lse + (static_cast<int64_t>(batch) * p.heads_q + head) * p.seqlen_q + row_begin : nullptr;
+
+    // Keys [0, key_end) are visible to at least one row of this tile.
+    int key_end = p.seqlen_k;
+    if (p.causal) key_end = min(key_end, row_begin + rows_here + diag_offset);
+
+    if (key_end <= 0) {
+        // Every row of the tile is fully masked: O = 0 and LSE = -inf, with no K/V traffic.
+        for (int i = threadIdx.x; i < rows_here * kCPR; i += Traits::kThreads) {
+            const int row = i / kCPR, chunk = i % kCPR;
+            *reinterpret_cast<uint4 *>(o_ptr + row * p.o_row_stride + chunk * 8) = make_uint4(0, 0, 0, 0);
+        }
+        if (lse_ptr)
+            for (int row = threadIdx.x; row < rows_here; row += Traits::kThreads) lse_ptr[row] = -CUDART_INF_F;
+        return;
+    }
+    const int n_blocks = (key_end + kBlockN - 1) / kBlockN;
+
+    // K/V tiles are walked from the last one down, so the tiles that need the causal or
+    // sequence-end mask come first and the steady state runs mask-free.
+    auto load_kv = [&](int n_block, int stage, bool with_k, bool with_v) {
+        const int key0 = n_block * kBlockN;
+        if (with_k) load_tile<Traits, kBlockN>(smem.k[stage], k_ptr + key0 * p.k_row_stride, p.k_row_stride, p.seqlen_k - key0);
+        if (with_v) load_tile<Traits, kBlockN>(smem.v[stage], v_ptr + key0 * p.v_row_stride, p.v_row_stride, p.seqlen_k - key0);
+    };
+
+    load_tile<Traits, kBlockM>(smem.q, q_ptr, p.q_row_stride, rows_here);
+    if constexpr (kStages == 1) {
+        load_kv(n_blocks - 1, 0, true, false);
+        cp_async_commit();
+    } else {
+        // Fill all but one buffer; one commit group per stage keeps wait_group counting exact.
+#pragma unroll
+        for (int s = 0; s < kStages - 1; ++s) {
+            if (n_blocks - 1 - s >= 0) load_kv(n_blocks - 1 - s, s, true, true);
+            cp_async_commit();
+        }
+    }
+
+    const float scale_log2 = p.softmax_scale * 1.4426950408889634f;  // log2(e)
+    float acc_o[kMTiles][kDTiles][4];
+    RowState<Traits> rs;
+#pragma unroll
+    for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+        for (int dt = 0; dt < kDTiles; ++dt)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) acc_o[mt][dt][i] = 0.f;
+        rs.max[mt][0] = rs.max[mt][1] = -CUDART_INF_F;
+        rs.sum[mt][0] = rs.sum[mt][1] = 0.f;
+    }
+
+    const uint32_t q_base = smem_addr(smem.q);
+    const int warp_row0 = warp * Traits::kRowsPerWarp;
+
+    for (int iter = 0; iter < n_blocks; ++iter) {
+        const int n_block = n_blocks - 1 - iter;
+        const int stage = kStages == 1 ? 0 : iter % kStages;
+
+        if constexpr (kStages == 1) {
+            // Split schedule (one K and one V buffer): V_j streams in under Q.K_j^T, and
+            // K_{j-1} under softmax and P.V_j.
+            cp_async_wait<0>();
+            __syncthreads();  // K_j landed; every warp has finished reading V_{j+1}
+            load_kv(n_block, 0, false, true);
+            cp_async_commit();
+        } else {
+            cp_async_wait<kStages - 2>();
+            __syncthreads();  // stage `stage` landed; every warp is done with the stage refilled next
+            const int ahead = n_block - (kStages - 1);
+            if (ahead >= 0) load_kv(ahead, (iter + kStages - 1) % kStages, true, true);
+            cp_async_commit();
+        }
+
+        // S = Q K^T for this warp's rows: [kMTiles * 16, kBlockN] in fp32 registers.
+        float acc_s[kMTiles][kNTiles][4];
+#pragma unroll
+        for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+            for (int nt = 0; nt < kNTiles; ++nt)
+#pragma unroll
+                for (int i = 0; i < 4; ++i) acc_s[mt][nt][i] = 0.f;
+
+        const uint32_t k_base = smem_addr(smem.k[stage]);
+#pragma unroll
+        for (int ks = 0; ks < Traits::kQKSteps; ++ks) {
+            uint32_t a[kMTiles][4];
+#pragma unroll
+            for (int mt = 0; mt < kMTiles; ++mt) {
+                const int row = warp_row0 + mt * 16 + (lane % 16);
+                ldmatrix_x4(a[mt], q_base + swizzle<kCPR>(row, ks * 2 + lane / 16) * 2);
+            }
+#pragma unroll
+            for (int nt = 0; nt < kNTiles; nt += 2) {
+                uint32_t b[4];
+                const int row = nt * 8 + (lane % 8) + (lane / 16) * 8;
+                ldmatrix_x4(b, k_base + swizzle<kCPR>(row, ks * 2 + (lane / 8) % 2) * 2);
+#pragma unroll
+                for (int mt = 0; mt < kMTiles; ++mt) {
+                    MmaT::run(acc_s[mt][nt], a[mt], b[0], b[1]);
+                    MmaT::run(acc_s[mt][nt + 1], a[mt], b[2], b[3]);
+                }
+            }
+        }
+
+        // Mask only the tiles that straddle the sequence end or the causal diagonal.
+        const int key0 = n_block * kBlockN;
+        const bool needs_mask =
+            key0 + kBlockN > p.seqlen_k || (p.causal && key0 + kBlockN - 1 > row_begin + diag_offset);
+        if (needs_mask) {
+#pragma unroll
+            for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+                for (int nt = 0; nt < kNTiles; ++nt)
+#pragma unroll
+                    for (int i = 0; i < 4; ++i) {
+                        const int row = row_begin + warp_row0 + mt * 16 + g + (i / 2) * 8;
+                        const int col = key0 + nt * 8 + 2 * t + (i % 2);
+                        const bool visible = col < p.seqlen_k && (!p.causal || col <= row + diag_offset);
+                        if (!visible) acc_s[mt][nt][i] = -CUDART_INF_F;
+                    }
+        }
+
+        if constexpr (kStages == 1) {
+            cp_async_wait<0>();
+            __syncthreads();  // V_j landed; every warp is done reading K_j
+            if (n_block > 0) load_kv(n_block - 1, 0, true, false);
+            cp_async_commit();
+        }
+
+        // Online softmax in base 2 with the scale folded into one FFMA per score.
+#pragma unroll
+        for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                float m_new = rs.max[mt][r];
+#pragma unroll
+                for (int nt = 0; nt < kNTiles; ++nt)
+                    m_new = fmaxf(m_new, fmaxf(acc_s[mt][nt][2 * r], acc_s[mt][nt][2 * r + 1]));
+                m_new = fmaxf(m_new, __shfl_xor_sync(0xffffffff, m_new, 1));
+                m_new = fmaxf(m_new, __shfl_xor_sync(0xffffffff, m_new, 2));
+                // A row with nothing visible yet keeps max = -inf; subtracting 0 instead keeps
+                // exp2(-inf - -inf) = NaN out of it.
+                const float m_scaled = m_new == -CUDART_INF_F ? 0.f : m_new * scale_log2;
+                const float alpha = fast_exp2(rs.max[mt][r] * scale_log2 - m_scaled);
+                rs.max[mt][r] = m_new;
+                float partial = 0.f;
+#pragma unroll
+                for (int nt = 0; nt < kNTiles; ++nt) {
+                    acc_s[mt][nt][2 * r] = fast_exp2(fmaf(acc_s[mt][nt][2 * r], scale_log2, -m_scaled));
+                    acc_s[mt][nt][2 * r + 1] = fast_exp2(fmaf(acc_s[mt][nt][2 * r + 1], scale_log2, -m_scaled));
+                    partial += acc_s[mt][nt][2 * r] + acc_s[mt][nt][2 * r + 1];
+                }
+                rs.sum[mt][r] = rs.sum[mt][r] * alpha + partial;
+#pragma unroll
+                for (int dt = 0; dt < kDTiles; ++dt) {
+                    acc_o[mt][dt][2 * r] *= alpha;
+                    acc_o[mt][dt][2 * r + 1] *= alpha;
+                }
+            }
+        }
+
+        // O += P V. The accumulator layout of two adjacent n8 tiles of S, packed to 16 bits, is
+        // exactly the A fragment of one k16 step, so P never touches shared memory.
+        const uint32_t v_base = smem_addr(smem.v[stage]);
+#pragma unroll
+        for (int kk = 0; kk < Traits::kPVSteps; ++kk) {
+            uint32_t a[kMTiles][4];
+#pragma unroll
+            for (int mt = 0; mt < kMTiles; ++mt) {
+                a[mt][0] = MmaT::pack(acc_s[mt][2 * kk][0], acc_s[mt][2 * kk][1]);
+                a[mt][1] = MmaT::pack(acc_s[mt][2 * kk][2], acc_s[mt][2 * kk][3]);
+                a[mt][2] = MmaT::pack(acc_s[mt][2 * kk + 1][0], acc_s[mt][2 * kk + 1][1]);
+                a[mt][3] = MmaT::pack(acc_s[mt][2 * kk + 1][2], acc_s[mt][2 * kk + 1][3]);
+            }
+#pragma unroll
+            for (int dt = 0; dt < kDTiles; dt += 2) {
+                uint32_t b[4];
+                const int row = kk * 16 + (lane % 8) + ((lane / 8) % 2) * 8;
+                ldmatrix_x4_trans(b, v_base + swizzle<kCPR>(row, dt + lane / 16) * 2);
+#pragma unroll
+                for (int mt = 0; mt < kMTiles; ++mt) {
+                    MmaT::run(acc_o[mt][dt], a[mt], b[0], b[1]);
+                    MmaT::run(acc_o[mt][dt + 1], a[mt], b[2], b[3]);
+                }
+            }
+        }
+    }
+
+    // Epilogue: finish the row sums across the quad, normalise, and stage O through the Q
+    // buffer so global stores are whole 16-byte chunks.
+    cp_async_wait<0>();
+    __syncthreads();  // every warp is done with Q and with the last K/V stage
+    Element *o_tile = smem.q;
+#pragma unroll
+    for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            float sum = rs.sum[mt][r];
+            sum += __shfl_xor_sync(0xffffffff, sum, 1);
+            sum += __shfl_xor_sync(0xffffffff, sum, 2);
+            // sum == 0 only for a row that saw no key: O = 0, LSE = -inf.
+            const float inv = sum > 0.f ? 1.f / sum : 0.f;
+            const int local_row = warp_row0 + mt * 16 + g + r * 8;
+            if (lse_ptr && t == 0 && local_row < rows_here)
+                lse_ptr[local_row] = sum > 0.f ? rs.max[mt][r] * p.softmax_scale + logf(sum) : -CUDART_INF_F;
+#pragma unroll
+            for (int dt = 0; dt < kDTiles; ++dt) {
+                const uint32_t packed = MmaT::pack(acc_o[mt][dt][2 * r] * inv, acc_o[mt][dt][2 * r + 1] * inv);
+                *reinterpret_cast<uint32_t *>(o_tile + swizzle<kCPR>(local_row, dt) + 2 * t) = packed;
+            }
+        }
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < rows_here * kCPR; i += Traits::kThreads) {
+        const int row = i / kCPR, chunk = i % kCPR;
+        *reinterpret_cast<uint4 *>(o_ptr + row * p.o_row_stride + chunk * 8) =
+            *reinterpret_cast<const uint4 *>(o_tile + swizzle<kCPR>(row, chunk));
+    }
+}
+
+template <typename Traits>
+FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream) {
+    auto kernel = fwd_kernel<Traits>;
+    constexpr int kSmem = Traits::kSmemBytes;
+    cudaError_t err = cudaSuccess;
+    if constexpr (kSmem > 48 * 1024) {
+        // Above 48 KB a kernel must opt in to dynamic shared memory; cheap and idempotent.
+        err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+        if (err != cudaSuccess) {
+            params->cuda_error = static_cast<int32_t>(err);
+            return FLASHATTN_STATUS_CUDA_ERROR;
+        }
+    }
+    const dim3 grid((params->seqlen_q + Traits::kBlockM - 1) / Traits::kBlockM, params->heads_q, params->batch);
+    kernel<<<grid, Traits::kThreads, kSmem, stream>>>(*params);
+    err = cudaGetLastError();
+    if (err != cudaSuccess) {
+        params->cuda_error = static_cast<int32_t>(err);
+        return FLASHATTN_STATUS_CUDA_ERROR;
+    }
+    return FLASHATTN_STATUS_SUCCESS;
+}
+
+}  // namespace flashattn::sm80

@@ -1,0 +1,246 @@
+//! Run one attention case on the GPU and judge it against the CPU reference with the
+//! project's one tolerance rule. Shared by the fixed correctness grid and the fuzzer.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use cudarc::driver::CudaStream;
+use flashattn::{AttentionParams, DType, KernelChoice, KernelConfig, Strides, Tensor, TensorMut};
+use flashattn_ref as reference;
+use half::{bf16, f16};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rand_distr::{Distribution, Normal};
+
+/// How a tensor is laid out in memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Contiguous `[B, S, H, D]`.
+    Bshd,
+    /// Contiguous `[B, H, S, D]`.
+    Bhsd,
+    /// `[B, S, H, D]` with gaps after each head and each row (multiples of 8 elements, so the
+    /// rows stay 16-byte aligned). Gaps hold NaN: a kernel that reads them poisons its output.
+    Padded { head_gap: usize, row_gap: usize },
+}
+
+impl Layout {
+    fn strides(self, seqlen: usize, heads: usize, d: usize) -> Strides {
+        match self {
+            Layout::Bshd => Strides::bshd(seqlen, heads, d),
+            Layout::Bhsd => Strides::bhsd(seqlen, heads, d),
+            Layout::Padded { head_gap, row_gap } => {
+                let head = (d + head_gap) as i64;
+                let row = head * heads as i64 + row_gap as i64;
+                Strides { batch: row * seqlen as i64, row, head }
+            }
+        }
+    }
+}
+
+/// What the input values look like.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Inputs {
+    /// i.i.d. normal with this standard deviation.
+    Normal { std: f32 },
+    /// Normal, but every 7th query row scaled by `factor`: scores that overflow a naive exp.
+    LargeRows { std: f32, factor: f32 },
+    /// Every Q row constant: all scores of a row tie.
+    ConstantRows,
+    /// Keys duplicated in pairs: each row's maximum is attained by (at least) two keys.
+    TiedMax { std: f32 },
+}
+
+/// One test case.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Case {
+    /// Element type.
+    pub dtype: DType,
+    /// Sizes, mask, scale and kernel choice.
+    pub params: AttentionParams,
+    /// Layout of Q and O.
+    pub q_layout: Layout,
+    /// Layout of K and V.
+    pub kv_layout: Layout,
+    /// Input distribution.
+    pub inputs: Inputs,
+    /// Seed for the inputs.
+    pub seed: u64,
+    /// Also produce and check the LSE.
+    pub with_lse: bool,
+}
+
+impl Case {
+    /// Plain case: BSHD layouts, unit normal inputs, LSE on.
+    pub fn new(dtype: DType, params: AttentionParams, seed: u64) -> Self {
+        Case { dtype, params, q_layout: Layout::Bshd, kv_layout: Layout::Bshd, inputs: Inputs::Normal { std: 1.0 }, seed, with_lse: true }
+    }
+
+    /// One line that rebuilds this case in Rust.
+    pub fn reproducer(&self) -> String {
+        let p = &self.params;
+        format!(
+            "dtype={} B={} Sq={} Sk={} Hq={} Hkv={} D={} causal={} scale={:?} kernel={:?} q_layout={:?} kv_layout={:?} inputs={:?} seed={} lse={}",
+            self.dtype, p.batch, p.seqlen_q, p.seqlen_k, p.heads_q, p.heads_kv, p.head_dim, p.causal, p.softmax_scale,
+            p.kernel, self.q_layout, self.kv_layout, self.inputs, self.seed, self.with_lse
+        )
+    }
+}
+
+/// The result of one case.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The tolerance-rule verdict and its numbers.
+    pub check: reference::Check,
+    /// The kernel configuration that ran.
+    pub config: &'static KernelConfig,
+    /// Wall time of the whole case (inputs, GPU, reference), seconds.
+    pub seconds: f64,
+}
+
+/// Bits that read as NaN in both f16 and bf16: poisons outputs before the launch.
+const POISON_BITS: u16 = 0xFFFF;
+
+/// Run `case` on `stream` and check it. Errors are launch-layer errors (e.g. a refused
+/// shape); a wrong answer is an `Ok` whose `check.pass` is false.
+pub fn run_case(stream: &Arc<CudaStream>, case: &Case) -> Result<Outcome, flashattn::Error> {
+    match case.dtype {
+        DType::F16 => run_typed::<f16>(stream, case),
+        DType::BF16 => run_typed::<bf16>(stream, case),
+    }
+}
+
+/// Element types both the kernels and the reference understand.
+pub trait TestElement: flashattn::Element + reference::Element + cudarc::driver::ValidAsZeroBits {
+    /// Reinterpret 16 bits.
+    fn from_bits(bits: u16) -> Self;
+}
+impl TestElement for f16 {
+    fn from_bits(bits: u16) -> Self {
+        f16::from_bits(bits)
+    }
+}
+impl TestElement for bf16 {
+    fn from_bits(bits: u16) -> Self {
+        bf16::from_bits(bits)
+    }
+}
+
+fn run_typed<T: TestElement>(stream: &Arc<CudaStream>, case: &Case) -> Result<Outcome, flashattn::Error> {
+    let start = Instant::now();
+    let p = &case.params;
+    let d = p.head_dim;
+    let (qs, kvs) = (case.q_layout.strides(p.seqlen_q, p.heads_q, d), case.kv_layout.strides(p.seqlen_k, p.heads_kv, d));
+    let mut rng = StdRng::seed_from_u64(case.seed);
+    let q = make_input::<T>(&mut rng, qs, [p.batch, p.seqlen_q, p.heads_q, d], case.inputs, Role::Query);
+    let k = make_input::<T>(&mut rng, kvs, [p.batch, p.seqlen_k, p.heads_kv, d], case.inputs, Role::Key);
+    let v = make_input::<T>(&mut rng, kvs, [p.batch, p.seqlen_k, p.heads_kv, d], case.inputs, Role::Value);
+    let o_len = len_of(qs, [p.batch, p.seqlen_q, p.heads_q, d]);
+    let lse_len = p.batch * p.heads_q * p.seqlen_q;
+
+    let q_dev = stream.clone_htod(&q)?;
+    let k_dev = stream.clone_htod(&k)?;
+    let v_dev = stream.clone_htod(&v)?;
+    let mut o_dev = stream.clone_htod(&vec![T::from_bits(POISON_BITS); o_len])?;
+    let mut lse_dev = stream.clone_htod(&vec![f32::NAN; lse_len.max(1)])?;
+    let info = flashattn::forward(
+        stream,
+        p,
+        Tensor::new(&q_dev, qs),
+        Tensor::new(&k_dev, kvs),
+        Tensor::new(&v_dev, kvs),
+        TensorMut::new(&mut o_dev, qs),
+        if case.with_lse { Some(&mut lse_dev) } else { None },
+    )?;
+    stream.synchronize()?;
+    let o_host: Vec<T> = stream.clone_dtoh(&o_dev)?;
+    let lse_host: Vec<f32> = stream.clone_dtoh(&lse_dev)?;
+
+    let problem = reference::Problem {
+        batch: p.batch,
+        seqlen_q: p.seqlen_q,
+        seqlen_k: p.seqlen_k,
+        heads_q: p.heads_q,
+        heads_kv: p.heads_kv,
+        head_dim: d,
+        causal: p.causal,
+        softmax_scale: p.scale(),
+    };
+    let want = reference::reference(&problem, r(&q, qs), r(&k, kvs), r(&v, kvs));
+    let naive = reference::naive_same_precision(&problem, r(&q, qs), r(&k, kvs), r(&v, kvs));
+    let got = reference::gather_bshd(r(&o_host, qs), p.batch, p.seqlen_q, p.heads_q, d);
+    let lse = case.with_lse.then_some(&lse_host[..lse_len]);
+    let check = reference::check(&problem, &got, lse, &want, &naive);
+    Ok(Outcome { check, config: info.config, seconds: start.elapsed().as_secs_f64() })
+}
+
+fn r<T>(data: &[T], s: Strides) -> reference::TensorRef<'_, T> {
+    reference::TensorRef::new(data, reference::Strides { batch: s.batch, row: s.row, head: s.head })
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Query,
+    Key,
+    Value,
+}
+
+fn len_of(s: Strides, [b, n, h, d]: [usize; 4]) -> usize {
+    ((b - 1) as i64 * s.batch + (n - 1) as i64 * s.row + (h - 1) as i64 * s.head) as usize + d
+}
+
+/// A strided tensor whose addressed elements follow `inputs` and whose gaps hold NaN.
+fn make_input<T: TestElement>(rng: &mut StdRng, s: Strides, dims: [usize; 4], inputs: Inputs, role: Role) -> Vec<T> {
+    let [b, n, h, d] = dims;
+    let mut buf = vec![T::from_f64(f64::NAN); len_of(s, dims)];
+    for bi in 0..b {
+        for si in 0..n {
+            for hi in 0..h {
+                let base = (bi as i64 * s.batch + si as i64 * s.row + hi as i64 * s.head) as usize;
+                let row = &mut buf[base..base + d];
+                fill_row(rng, row, inputs, role, si);
+            }
+        }
+    }
+    // Tied maxima: make each odd key (and its value) a copy of the even one before it.
+    if let (Inputs::TiedMax { .. }, Role::Key | Role::Value) = (inputs, role) {
+        for bi in 0..b {
+            for si in (1..n).step_by(2) {
+                for hi in 0..h {
+                    let dst = (bi as i64 * s.batch + si as i64 * s.row + hi as i64 * s.head) as usize;
+                    let src = dst - s.row as usize;
+                    for x in 0..d {
+                        buf[dst + x] = buf[src + x];
+                    }
+                }
+            }
+        }
+    }
+    buf
+}
+
+fn fill_row<T: TestElement>(rng: &mut StdRng, row: &mut [T], inputs: Inputs, role: Role, index: usize) {
+    let normal = |rng: &mut StdRng, std: f32| Normal::new(0.0f64, std as f64).unwrap().sample(rng);
+    match inputs {
+        Inputs::Normal { std } | Inputs::TiedMax { std } => row.iter_mut().for_each(|x| *x = T::from_f64(normal(rng, std))),
+        Inputs::LargeRows { std, factor } => {
+            let f = if role == Role::Query && index % 7 == 3 { factor } else { 1.0 };
+            row.iter_mut().for_each(|x| *x = T::from_f64(normal(rng, std * f)));
+        }
+        Inputs::ConstantRows => {
+            let c = if role == Role::Query { rng.random_range(-2.0..2.0) } else { 0.0 };
+            row.iter_mut().for_each(|x| *x = T::from_f64(if role == Role::Query { c } else { normal(rng, 1.0) }));
+        }
+    }
+}
+
+/// The device to run on, or a clear reason why there is none.
+pub fn gpu_stream() -> Result<Arc<CudaStream>, flashattn::Error> {
+    let ctx = flashattn::open_device(0)?;
+    Ok(ctx.default_stream())
+}
+
+/// `KernelChoice` that names one compiled configuration.
+pub fn named(config: &KernelConfig) -> KernelChoice {
+    KernelChoice::Id(config.id)
+}

@@ -1,0 +1,128 @@
+//! The fixed correctness grid: awkward (Sq, Sk) pairs x MHA/GQA/MQA x causal x dtype x every
+//! compiled head dim, random inputs at several scales and layouts, outputs poisoned first.
+//! Run on a GPU with `cargo test -p flashattn-fuzz -- --include-ignored`.
+
+use std::collections::BTreeMap;
+
+use flashattn::{AttentionParams, DType};
+use flashattn_fuzz::harness::{gpu_stream, named, run_case, Case, Inputs, Layout};
+
+const SEQ_PAIRS: &[(usize, usize)] = &[(1, 1), (7, 9), (113, 203), (239, 1), (512, 512), (1023, 1024), (2048, 2048)];
+const HEADS: &[(usize, usize)] = &[(2, 2), (4, 2), (3, 1)]; // MHA, GQA, MQA
+const LAYOUTS: &[(Layout, Layout)] = &[
+    (Layout::Bshd, Layout::Bshd),
+    (Layout::Bhsd, Layout::Bshd),
+    (Layout::Bshd, Layout::Padded { head_gap: 8, row_gap: 16 }),
+];
+const SCALES: &[f32] = &[1.0, 0.1, 4.0];
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn grid_matches_reference() {
+    let stream = gpu_stream().expect("a CUDA GPU of compute capability >= 8.0");
+    let mut worst: BTreeMap<(String, usize), f64> = BTreeMap::new();
+    let mut failures = Vec::new();
+    let mut cases = 0;
+    for dtype in [DType::F16, DType::BF16] {
+        let dims = flashattn::compiled_head_dims(dtype);
+        assert!(dims.contains(&64) && dims.contains(&128), "{dtype}: head dims 64 and 128 must be compiled, have {dims:?}");
+        for &d in &dims {
+            for &(sq, sk) in SEQ_PAIRS {
+                for &(hq, hkv) in HEADS {
+                    for causal in [false, true] {
+                        let i = cases;
+                        let batch = if sq * sk >= 1 << 20 { 1 } else { 2 };
+                        let params = AttentionParams { heads_q: hq, heads_kv: hkv, causal, ..AttentionParams::new(batch, sq, sk, hq, d) };
+                        let (q_layout, kv_layout) = LAYOUTS[i % LAYOUTS.len()];
+                        let case = Case {
+                            q_layout,
+                            kv_layout,
+                            inputs: Inputs::Normal { std: SCALES[(i / 3) % SCALES.len()] },
+                            ..Case::new(dtype, params, 1000 + i as u64)
+                        };
+                        let out = run_case(&stream, &case).unwrap_or_else(|e| panic!("{}: {e}", case.reproducer()));
+                        cases += 1;
+                        let w = worst.entry((dtype.to_string(), d)).or_insert(0.0);
+                        *w = w.max(out.check.ratio);
+                        if !out.check.pass {
+                            failures.push(format!("{} [{}]: {}", case.reproducer(), out.config.name, out.check.summary()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!("grid: {cases} cases, {} failed", failures.len());
+    for ((dtype, d), ratio) in &worst {
+        println!("worst error / bound: {dtype} d{d}: {ratio:.3}");
+    }
+    assert!(failures.is_empty(), "{} of {cases} cases failed:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Every compiled configuration, not only the automatic choice, on the shapes that stress
+/// tails, fully masked rows and multi-tile causal diagonals.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn every_config_on_awkward_shapes() {
+    let stream = gpu_stream().expect("a CUDA GPU of compute capability >= 8.0");
+    let mut failures = Vec::new();
+    let mut cases = 0;
+    // FLASHATTN_TEST_SMALL=1 (used under compute-sanitizer) keeps shapes small enough for
+    // racecheck while still covering tails, masks and multiple K/V tiles.
+    let small = std::env::var("FLASHATTN_TEST_SMALL").is_ok_and(|v| v == "1");
+    let shapes: &[(usize, usize, bool)] = if small {
+        &[(113, 203, true), (239, 1, false), (70, 150, false), (1, 1, false)]
+    } else {
+        &[(113, 203, true), (239, 1, false), (300, 77, true), (1023, 1024, true), (1, 1, false)]
+    };
+    for config in flashattn::kernel_configs() {
+        for (j, &(sq, sk, causal)) in shapes.iter().enumerate() {
+            let params = AttentionParams {
+                heads_q: 4,
+                heads_kv: 2,
+                causal,
+                kernel: named(config),
+                ..AttentionParams::new(2, sq, sk, 4, config.head_dim)
+            };
+            let case = Case { kv_layout: if j % 2 == 0 { Layout::Bhsd } else { Layout::Bshd }, ..Case::new(config.dtype, params, 7 + j as u64) };
+            let out = run_case(&stream, &case).unwrap_or_else(|e| panic!("{}: {e}", case.reproducer()));
+            assert_eq!(out.config.id, config.id);
+            cases += 1;
+            if !out.check.pass {
+                failures.push(format!("{} [{}]: {}", case.reproducer(), config.name, out.check.summary()));
+            }
+        }
+    }
+    println!("configs: {} configurations, {cases} cases, {} failed", flashattn::kernel_configs().len(), failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Inputs that break a naive softmax: huge rows, constant rows, tied maxima.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn hostile_inputs() {
+    let stream = gpu_stream().expect("a CUDA GPU of compute capability >= 8.0");
+    let mut failures = Vec::new();
+    for dtype in [DType::F16, DType::BF16] {
+        for (i, inputs) in [
+            Inputs::LargeRows { std: 1.0, factor: 30.0 },
+            Inputs::ConstantRows,
+            Inputs::TiedMax { std: 1.0 },
+            Inputs::Normal { std: 0.01 },
+            Inputs::Normal { std: 30.0 },
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for causal in [false, true] {
+                let params = AttentionParams { causal, ..AttentionParams::new(2, 200, 333, 2, 64) };
+                let case = Case { inputs, ..Case::new(dtype, params, 99 + i as u64) };
+                let out = run_case(&stream, &case).unwrap();
+                if !out.check.pass {
+                    failures.push(format!("{}: {}", case.reproducer(), out.check.summary()));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

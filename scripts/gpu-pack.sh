@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Build the GPU test, fuzz and bench executables here (no GPU needed) and pack them, stripped,
+# into dist/gpu/ with the runner, so they run on a host with the NVIDIA driver and no Rust.
+#
+#   scripts/gpu-pack.sh            # then copy dist/gpu/ (or the whole checkout) to the GPU host
+#   FLASHATTN_CUDA_ARCHS=90a scripts/gpu-pack.sh   # Hopper only: half the nvcc time
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+
+dist=dist/gpu
+rm -rf "$dist"
+mkdir -p "$dist/bin"
+start=$(date +%s)
+
+# Test executables: cargo prints their paths as JSON; copy each under a stable name.
+cargo test --release --workspace --no-run --message-format=json 2>/dev/null \
+  | python3 -c '
+import json, sys, shutil, os
+dist = sys.argv[1]
+for line in sys.stdin:
+    try: m = json.loads(line)
+    except ValueError: continue
+    if m.get("reason") != "compiler-artifact" or not m.get("executable") or not m["profile"]["test"]:
+        continue
+    if m["target"]["kind"] == ["bin"]:
+        continue  # binaries have no unit tests here
+    crate = os.path.basename(os.path.dirname(m["manifest_path"]))
+    name = crate + "--" + m["target"]["name"]
+    shutil.copy(m["executable"], os.path.join(dist, "bin", name))
+    print("packed test", name)
+' "$dist"
+cargo build --release --workspace --bins
+for b in flashattn-selftest flashattn-fuzz flashattn-bench flashattn-report; do
+    if [ -x "target/release/$b" ]; then cp "target/release/$b" "$dist/bin/"; echo "packed bin $b"; fi
+done
+strip "$dist"/bin/* 2>/dev/null || true
+cp crates/flashattn-bench/python/*.py "$dist/" 2>/dev/null || true
+git rev-parse --short HEAD > "$dist/COMMIT" 2>/dev/null || echo unknown > "$dist/COMMIT"
+echo "${FLASHATTN_CUDA_ARCHS:-80;90a}" > "$dist/ARCHS"
+end=$(date +%s)
+echo "packed $(ls "$dist/bin" | wc -l) executables, $(du -sh "$dist" | cut -f1), in $((end - start)) s"
