@@ -7,7 +7,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bin=dist/gpu/bin
-out=${OUT:-gpu-out}
+if [ ! -d "$bin" ] && [ -f dist/gpu.tar.gz ]; then tar -xzf dist/gpu.tar.gz -C dist; fi
+final=${OUT:-gpu-out}
+out="$final/work"   # everything lands here; bundled at the end (few files come back from a lent host)
 mkdir -p "$out"
 steps=${*:-tests sanitizer fuzz bench}
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -39,10 +41,29 @@ for step in $steps; do
         note "sanitizer $tool: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" | tail -1)"
       done ;;
     fuzz)
-      if [ -x "$bin/flashattn-fuzz" ]; then
-        "$bin/flashattn-fuzz" ${FUZZ_ARGS:---cases 2000 --seed 1} > "$out/fuzz.log" 2>&1
-        note "fuzz: rc=$?"; tail -25 "$out/fuzz.log" | tee -a "$summary"
-      fi ;;
+      start=$SECONDS
+      "$bin/flashattn-fuzz" ${FUZZ_ARGS:---cases 2000 --seed 1} --json "$out/fuzz.json" > "$out/fuzz.log" 2>&1
+      note "fuzz: rc=$? in $((SECONDS - start)) s"; tail -30 "$out/fuzz.log" | tee -a "$summary" ;;
+    fuzz-sanitizer)
+      for spec in "memcheck 200" "racecheck 100" "synccheck 100"; do
+        set -- $spec; start=$SECONDS
+        "$sanitizer" --tool "$1" --error-exitcode 9 "$bin/flashattn-fuzz" --small --cases "$2" --seed 7 \
+          > "$out/fuzz-sanitizer-$1.log" 2>&1
+        note "fuzz under $1 ($2 cases): rc=$? in $((SECONDS - start)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/fuzz-sanitizer-$1.log" | tail -1); $(grep -E '^cases|passed|failed' "$out/fuzz-sanitizer-$1.log" | tail -2 | tr '\n' ' ')"
+      done ;;
+    tune)
+      "$bin/flashattn-bench" tune ${TUNE_ARGS:---suite seed,long} --out "$out/dispatch.tsv" > "$out/tune.log" 2>&1
+      note "tune: rc=$?"; cp "$out/dispatch.tsv" "$final/" 2>/dev/null; grep -v '^#' "$out/dispatch.tsv" | cut -f2-10 | tee -a "$summary" ;;
+    gate)
+      # The regression gate's own check: an unchanged rerun must pass, a one-warp build must fail.
+      args="run --suite seed --modes graph --iters 60 --baseline none"
+      "$bin/flashattn-bench" $args --out "$out/gate-a.json" > "$out/gate.log" 2>&1
+      "$bin/flashattn-bench" $args --out "$out/gate-b.json" >> "$out/gate.log" 2>&1
+      "$bin/flashattn-bench" $args --kernel sm80_f16_d64_m16n64w1s2 --label flashattn --out "$out/gate-slow.json" >> "$out/gate.log" 2>&1
+      "$bin/flashattn-report" compare "$out/gate-a.json" "$out/gate-b.json" > "$out/gate-unchanged.txt" 2>&1
+      note "gate unchanged rebuild: exit $? ($(tail -1 "$out/gate-unchanged.txt"))"
+      "$bin/flashattn-report" compare "$out/gate-a.json" "$out/gate-slow.json" > "$out/gate-slow.txt" 2>&1
+      note "gate one-warp build: exit $? ($(tail -1 "$out/gate-slow.txt"))" ;;
     bench)
       if [ -x "$bin/flashattn-bench" ]; then
         "$bin/flashattn-bench" ${BENCH_ARGS:-run --suite seed,long --out $out/bench.json} > "$out/bench.log" 2>&1
@@ -52,7 +73,8 @@ for step in $steps; do
       "$bin/flashattn-selftest" 2>&1 | tee "$out/selftest.log" | tee -a "$summary" ;;
   esac
 done
-# Only a few files come back from a lent GPU host: bundle the logs.
-tar -czf "$out/logs.tar.gz" -C "$out" --exclude logs.tar.gz --exclude '*.json' . 2>/dev/null
+tar -czf "$final/logs.tar.gz" -C "$out" . 2>/dev/null
+for f in summary.txt bench.json bench.md fuzz.json dispatch.tsv; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
+[ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$out"
 echo "==== summary ===="
-cat "$summary"
+cat "$final/summary.txt"

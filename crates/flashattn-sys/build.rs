@@ -47,18 +47,27 @@ const SM80_TILES: &[Tile] = &[
     tile(32, 128, 64, 4, 2, true),
     tile(32, 64, 64, 4, 2, false),
     tile(64, 128, 64, 4, 2, true),
-    tile(64, 64, 64, 4, 2, false),
+    tile(64, 128, 128, 4, 1, false),
+    tile(64, 128, 64, 8, 2, false),
     tile(64, 128, 128, 8, 2, false),
+    tile(64, 64, 64, 4, 2, false),
+    tile(64, 64, 128, 4, 2, false),
     tile(64, 64, 128, 4, 1, false),
     tile(64, 16, 64, 1, 2, false),
     tile(96, 128, 64, 4, 2, true),
     tile(96, 64, 64, 4, 2, false),
+    // 128-row 4-warp tiles sit at the 255-register edge for d128 (ptxas spills ~90 bytes);
+    // the 8-warp tile of the same shape has no spills but twice the smem reads per FLOP.
     tile(128, 128, 64, 4, 2, true),
-    tile(128, 64, 64, 4, 2, false),
+    tile(128, 128, 64, 4, 1, false),
     tile(128, 128, 64, 8, 2, false),
     tile(128, 128, 32, 4, 1, false),
+    tile(128, 64, 64, 4, 2, false),
+    tile(128, 64, 128, 4, 2, false),
     tile(256, 64, 64, 4, 1, true),
+    tile(256, 64, 64, 4, 2, false),
     tile(256, 64, 32, 4, 2, false),
+    tile(256, 128, 64, 8, 1, false),
 ];
 
 const ALL_HEAD_DIMS: &[u32] = &[32, 64, 96, 128, 256];

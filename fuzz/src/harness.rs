@@ -25,7 +25,8 @@ pub enum Layout {
 }
 
 impl Layout {
-    fn strides(self, seqlen: usize, heads: usize, d: usize) -> Strides {
+    /// Element strides of a `[B, seqlen, heads, d]` tensor in this layout.
+    pub fn strides(self, seqlen: usize, heads: usize, d: usize) -> Strides {
         match self {
             Layout::Bshd => Strides::bshd(seqlen, heads, d),
             Layout::Bhsd => Strides::bhsd(seqlen, heads, d),

@@ -1,6 +1,6 @@
 //! Finding a usable GPU without panicking when there is none.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use cudarc::driver::CudaContext;
 
@@ -35,4 +35,28 @@ pub fn open_device(ordinal: usize) -> Result<Arc<CudaContext>> {
     let (major, minor) = ctx.compute_capability()?;
     require_supported_compute_capability(major, minor)?;
     Ok(ctx)
+}
+
+/// Facts about a device the launch path needs on every call, read once per device.
+#[derive(Debug)]
+pub(crate) struct DeviceInfo {
+    pub name: String,
+    pub sm_count: usize,
+    pub compute_capability: (i32, i32),
+}
+
+/// Cached [`DeviceInfo`] for the device of `ctx` (driver queries only on first use).
+pub(crate) fn device_info(ctx: &CudaContext) -> Result<Arc<DeviceInfo>> {
+    static CACHE: Mutex<Vec<(i32, Arc<DeviceInfo>)>> = Mutex::new(Vec::new());
+    let key = ctx.cu_device();
+    if let Some((_, info)) = CACHE.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|(k, _)| *k == key) {
+        return Ok(info.clone());
+    }
+    let info = Arc::new(DeviceInfo {
+        name: ctx.name()?,
+        sm_count: ctx.attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as usize,
+        compute_capability: ctx.compute_capability()?,
+    });
+    CACHE.lock().unwrap_or_else(|e| e.into_inner()).push((key, info.clone()));
+    Ok(info)
 }

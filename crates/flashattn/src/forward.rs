@@ -98,13 +98,11 @@ where
 pub unsafe fn forward_raw(stream: &CudaStream, params: &AttentionParams, t: &RawForward) -> Result<LaunchInfo> {
     let scale = validate(params, t)?;
     let ctx = stream.context();
-    let (major, minor) = ctx.compute_capability()?;
+    let device = crate::device::device_info(ctx)?;
+    let (major, minor) = device.compute_capability;
     crate::require_supported_compute_capability(major, minor)?;
     let cc = (major * 10 + minor) as u32;
-    let config = choose_config(params, t.q.dtype, cc, || {
-        ctx.attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
-            .map(|n| n as usize)
-    })?;
+    let config = choose_config(params, t.q.dtype, cc, &device)?;
 
     let s = |x: &RawTensor| x.strides;
     let (qs, ks, vs, os) = (s(&t.q), s(&t.k), s(&t.v), s(&t.o));
@@ -148,13 +146,9 @@ pub unsafe fn forward_raw(stream: &CudaStream, params: &AttentionParams, t: &Raw
     Ok(LaunchInfo { config })
 }
 
-/// Pick the kernel configuration: the caller's, else the rule below.
-fn choose_config(
-    params: &AttentionParams,
-    dtype: DType,
-    cc: u32,
-    sm_count: impl FnOnce() -> Result<usize, cudarc::driver::DriverError>,
-) -> Result<&'static KernelConfig> {
+/// Pick the kernel configuration: the caller's, else the tuned table for this GPU, else the
+/// rule below.
+fn choose_config(params: &AttentionParams, dtype: DType, cc: u32, device: &crate::device::DeviceInfo) -> Result<&'static KernelConfig> {
     let runnable = |c: &&KernelConfig| c.min_compute_capability <= cc;
     match &params.kernel {
         KernelChoice::Id(id) => kernel_configs()
@@ -168,8 +162,8 @@ fn choose_config(
             .filter(runnable)
             .ok_or_else(|| Error::UnknownConfig(name.clone())),
         KernelChoice::Auto => {
-            let sms = sm_count()?;
-            auto_config(params, dtype, cc, sms).ok_or(Error::UnsupportedHeadDim {
+            let tuned = crate::dispatch::tuned(&device.name, params, dtype, cc);
+            tuned.or_else(|| auto_config(params, dtype, cc, device.sm_count)).ok_or(Error::UnsupportedHeadDim {
                 head_dim: params.head_dim,
                 dtype,
                 compiled: crate::compiled_head_dims(dtype),

@@ -29,6 +29,7 @@
 
 mod config;
 mod device;
+mod dispatch;
 mod error;
 mod forward;
 mod problem;

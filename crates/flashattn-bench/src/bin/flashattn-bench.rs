@@ -3,7 +3,7 @@
 //! table on stdout.
 //!
 //! ```text
-//! flashattn-bench run  [--suite seed,long] [--modes events,graph] [--iters 100] [--kernel auto|all|NAME]
+//! flashattn-bench run  [--suite seed,long] [--modes events,graph] [--iters 100] [--kernel auto|all|NAME] [--label NAME]
 //!                      [--baseline auto|none] [--python python3] [--sdpa-script PATH] [--out bench.json]
 //! flashattn-bench tune [--suite seed,long] [--iters 30] [--out dispatch.tsv]
 //! ```
@@ -87,6 +87,10 @@ fn run(args: &[String]) -> i32 {
                 .collect(),
             name => vec![(KernelChoice::Named(name.to_string()), format!("flashattn[{name}]"))],
         };
+        // --label renames our results, e.g. to compare a forced configuration against a plain
+        // run under the same implementation name (the regression gate's negative control).
+        let label_override = args.iter().any(|a| a == "--label").then(|| opt(args, "--label", "flashattn"));
+        let choices: Vec<(KernelChoice, String)> = choices.into_iter().map(|(c, l)| (c, label_override.clone().unwrap_or(l))).collect();
         for (choice, label) in choices {
             let results = gpu.bench(&e.suite, &e.shape, &choice, &label, &proto);
             for r in &results {

@@ -1,0 +1,6 @@
+//! Correctness tooling for flashattn-rs: a harness that runs one case on the GPU and judges it
+//! against the CPU reference ([`harness`]), and a property-based fuzzer over random shapes
+//! ([`strategies`], the `flashattn-fuzz` binary).
+
+pub mod harness;
+pub mod strategies;
