@@ -34,7 +34,7 @@ for step in $steps; do
         [ $rc -ne 0 ] && grep -E "FAILED|panicked|fail" "$out/test-$name.log" | head -20 | sed 's/^/    /' | tee -a "$summary"
       done ;;
     sanitizer)
-      grid=$(ls "$bin"/flashattn-fuzz--gpu_grid)
+      grid="$bin/fuzz--gpu_grid"
       for tool in memcheck racecheck synccheck; do
         FLASHATTN_TEST_SMALL=1 "$sanitizer" --tool $tool --error-exitcode 9 "$grid" --include-ignored --test-threads=1 every_config_on_awkward_shapes \
           > "$out/sanitizer-$tool.log" 2>&1

@@ -695,12 +695,26 @@ impl<E: Element> RowKernel for NaiveKernel<E> {
         // separate framework ops, each rounding its output).
         s.scores.clear();
         let mut m = f32::NEG_INFINITY;
+        let mut overflowed = false;
         for j in 0..n {
             let krow = &kv.k[j * d..(j + 1) * d];
             let raw = E::round_f32(dot_f32(q, krow));
             let sc = E::round_f32(raw * self.scale);
+            overflowed |= !sc.is_finite();
             m = m.max(sc);
             s.scores.push(sc);
+        }
+        // Scores beyond E's range would make this row NaN, leaving the rule without a
+        // yardstick for it (and a bound of ATOL for everything else). For such rows keep the
+        // scores in f32, as a fused framework kernel does; P and O are still rounded to E.
+        if overflowed {
+            s.scores.clear();
+            m = f32::NEG_INFINITY;
+            for j in 0..n {
+                let sc = dot_f32(q, &kv.k[j * d..(j + 1) * d]) * self.scale;
+                m = m.max(sc);
+                s.scores.push(sc);
+            }
         }
         // Softmax computed in f32 internally (as frameworks do for half
         // inputs), probabilities stored in E.
@@ -729,7 +743,9 @@ impl<E: Element> RowKernel for NaiveKernel<E> {
 /// `S = round_E(Q K^T)` (f32 accumulation), `S = round_E(S * scale)`,
 /// masked entries `-inf`, `P = round_E(softmax_f32(S))`,
 /// `O = round_E(P V)` (f32 accumulation). LSE is the f32 log-sum-exp of the
-/// rounded scores. Fully masked rows give `O = 0`, `LSE = -inf`.
+/// rounded scores. Fully masked rows give `O = 0`, `LSE = -inf`. A row whose
+/// rounded scores overflow `E` keeps its scores in f32 (as a fused kernel
+/// would) instead of turning into NaN.
 ///
 /// Its distance from [`reference()`] is the yardstick of [`check()`]: a kernel in
 /// precision `E` should not be much worse than the obvious implementation in

@@ -781,3 +781,31 @@ fn from_f64_rounds_to_nearest_even() {
         |x| x.to_bits() & 1 == 0,
     );
 }
+
+/// Scores past f16's range (|s| ~ 1e5) must not leave the rule without a yardstick: the naive
+/// baseline stays finite, and an output that only differs from the reference by f16 output
+/// rounding passes.
+#[test]
+fn naive_survives_scores_beyond_f16_range() {
+    use flashattn_ref::{check, gather_bshd, naive_same_precision, reference, Element, Problem, Strides, TensorRef};
+    use half::f16;
+    let p = Problem { softmax_scale: 1.7, ..Problem::new(1, 2, 64, 1, 1, 256, false) };
+    let mut seed = 12345u64;
+    let mut rnd = || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((seed >> 33) as f64 / (1u64 << 31) as f64 - 0.5) * 240.0
+    };
+    let q: Vec<f16> = (0..2 * 256).map(|_| f16::from_f64(rnd())).collect();
+    let k: Vec<f16> = (0..64 * 256).map(|_| f16::from_f64(rnd())).collect();
+    let v: Vec<f16> = (0..64 * 256).map(|_| f16::from_f64(rnd())).collect();
+    let (qs, ks) = (Strides::bshd(2, 1, 256), Strides::bshd(64, 1, 256));
+    let want = reference(&p, TensorRef::new(&q, qs), TensorRef::new(&k, ks), TensorRef::new(&v, ks));
+    let naive = naive_same_precision(&p, TensorRef::new(&q, qs), TensorRef::new(&k, ks), TensorRef::new(&v, ks));
+    assert!(want.lse.iter().any(|x| x.abs() > 65504.0), "the test needs scores beyond f16's range");
+    assert!(naive.o.iter().all(|x| x.is_finite()), "naive baseline must stay finite");
+    // A kernel that is exact up to rounding its output to f16.
+    let rounded: Vec<f16> = want.o.iter().map(|&x| f16::from_f64(x)).collect();
+    let got = gather_bshd(TensorRef::new(&rounded, qs), 1, 2, 1, 256);
+    let c = check(&p, &got, None, &want, &naive);
+    assert!(c.pass, "{}", c.summary());
+}
