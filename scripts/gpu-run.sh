@@ -13,7 +13,7 @@ out="$final/work"   # everything lands here; bundled at the end (few files come 
 mkdir -p "$out"
 steps=${*:-tests sanitizer fuzz bench}
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-summary="$out/summary.txt"
+summary="$final/summary.txt"   # written where it comes back even if the run is cut off
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
 
@@ -35,7 +35,7 @@ for step in $steps; do
       done ;;
     sanitizer)
       grid="$bin/fuzz--gpu_grid"
-      for tool in memcheck racecheck synccheck; do
+      for tool in ${SANITIZER_TOOLS:-memcheck racecheck synccheck}; do
         FLASHATTN_TEST_SMALL=1 "$sanitizer" --tool $tool --error-exitcode 9 "$grid" --include-ignored --test-threads=1 every_config_on_awkward_shapes \
           > "$out/sanitizer-$tool.log" 2>&1
         note "sanitizer $tool: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" | tail -1)"
@@ -66,7 +66,7 @@ for step in $steps; do
       note "gate one-warp build: exit $? ($(tail -1 "$out/gate-slow.txt"))" ;;
     bench)
       if [ -x "$bin/flashattn-bench" ]; then
-        "$bin/flashattn-bench" ${BENCH_ARGS:-run --suite seed,long --out $out/bench.json} > "$out/bench.log" 2>&1
+        "$bin/flashattn-bench" ${BENCH_ARGS:-run --suite seed,long} --out "$final/bench.json" > "$out/bench.log" 2>&1
         note "bench: rc=$?"; tail -40 "$out/bench.log" | tee -a "$summary"
       fi ;;
     selftest)
@@ -74,7 +74,7 @@ for step in $steps; do
   esac
 done
 tar -czf "$final/logs.tar.gz" -C "$out" . 2>/dev/null
-for f in summary.txt bench.json bench.md fuzz.json dispatch.tsv; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
+for f in fuzz.json dispatch.tsv; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
 [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$out"
 echo "==== summary ===="
-cat "$final/summary.txt"
+cat "$summary"

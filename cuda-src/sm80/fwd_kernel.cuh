@@ -178,17 +178,6 @@ __global__ void __launch_bounds__(Traits::kThreads) fwd_kernel(const FlashAttnFw
             }
         }
 
-        // Scores to base-2 units once. The row max is then taken over exactly the values that
-        // exp2 sees, so the max element gets exp2(0) = 1 exactly; the fused form
-        // exp2(fma(s, c, -max * c)) leaves a rounding residual there that shows up as an output
-        // ulp when one key dominates (found by the fuzzer at Sk = 1 with scores near 1e4).
-#pragma unroll
-        for (int mt = 0; mt < kMTiles; ++mt)
-#pragma unroll
-            for (int nt = 0; nt < kNTiles; ++nt)
-#pragma unroll
-                for (int i = 0; i < 4; ++i) acc_s[mt][nt][i] *= scale_log2;
-
         // Mask only the tiles that straddle the sequence end or the causal diagonal.
         const int key0 = n_block * kBlockN;
         const bool needs_mask =
@@ -214,7 +203,12 @@ __global__ void __launch_bounds__(Traits::kThreads) fwd_kernel(const FlashAttnFw
             cp_async_commit();
         }
 
-        // Online softmax in base 2 (row statistics in scaled units).
+        // Online softmax in base 2. The row max stays in raw score units (LSE is computed from
+        // it with one rounding); exponents are exp2(round(s * c) - round(max * c)) with both
+        // products rounded alike (__fmul_rn: no FMA contraction), so the max element gets
+        // exp2(0) = 1 exactly. The fused exp2(fma(s, c, -max * c)) leaves a rounding residual
+        // there that shows up as an output ulp when one key dominates (found by the fuzzer at
+        // Sk = 1 with scores near 1e4).
 #pragma unroll
         for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
@@ -227,14 +221,14 @@ __global__ void __launch_bounds__(Traits::kThreads) fwd_kernel(const FlashAttnFw
                 m_new = fmaxf(m_new, __shfl_xor_sync(0xffffffff, m_new, 2));
                 // A row with nothing visible yet keeps max = -inf; subtracting 0 instead keeps
                 // exp2(-inf - -inf) = NaN out of it.
-                const float m_use = m_new == -CUDART_INF_F ? 0.f : m_new;
-                const float alpha = fast_exp2(rs.max[mt][r] - m_use);
+                const float m_use = m_new == -CUDART_INF_F ? 0.f : __fmul_rn(m_new, scale_log2);
+                const float alpha = fast_exp2(__fmul_rn(rs.max[mt][r], scale_log2) - m_use);
                 rs.max[mt][r] = m_new;
                 float partial = 0.f;
 #pragma unroll
                 for (int nt = 0; nt < kNTiles; ++nt) {
-                    acc_s[mt][nt][2 * r] = fast_exp2(acc_s[mt][nt][2 * r] - m_use);
-                    acc_s[mt][nt][2 * r + 1] = fast_exp2(acc_s[mt][nt][2 * r + 1] - m_use);
+                    acc_s[mt][nt][2 * r] = fast_exp2(__fmul_rn(acc_s[mt][nt][2 * r], scale_log2) - m_use);
+                    acc_s[mt][nt][2 * r + 1] = fast_exp2(__fmul_rn(acc_s[mt][nt][2 * r + 1], scale_log2) - m_use);
                     partial += acc_s[mt][nt][2 * r] + acc_s[mt][nt][2 * r + 1];
                 }
                 rs.sum[mt][r] = rs.sum[mt][r] * alpha + partial;
@@ -289,7 +283,7 @@ __global__ void __launch_bounds__(Traits::kThreads) fwd_kernel(const FlashAttnFw
             const float inv = sum > 0.f ? 1.f / sum : 0.f;
             const int local_row = warp_row0 + mt * 16 + g + r * 8;
             if (lse_ptr && t == 0 && local_row < rows_here)
-                lse_ptr[local_row] = sum > 0.f ? rs.max[mt][r] * 0.6931471805599453f + logf(sum) : -CUDART_INF_F;  // ln 2
+                lse_ptr[local_row] = sum > 0.f ? rs.max[mt][r] * p.softmax_scale + logf(sum) : -CUDART_INF_F;
 #pragma unroll
             for (int dt = 0; dt < kDTiles; ++dt) {
                 const uint32_t packed = MmaT::pack(acc_o[mt][dt][2 * r] * inv, acc_o[mt][dt][2 * r + 1] * inv);
