@@ -30,8 +30,22 @@ struct Tile {
     is_default: bool,
 }
 
-const fn tile(head_dim: u32, block_m: u32, block_n: u32, warps: u32, stages: u32, is_default: bool) -> Tile {
-    Tile { head_dim, block_m, block_n, warps, stages, is_default }
+const fn tile(
+    head_dim: u32,
+    block_m: u32,
+    block_n: u32,
+    warps: u32,
+    stages: u32,
+    is_default: bool,
+) -> Tile {
+    Tile {
+        head_dim,
+        block_m,
+        block_n,
+        warps,
+        stages,
+        is_default,
+    }
 }
 
 /// Every configuration that gets compiled. Why each one exists:
@@ -79,8 +93,16 @@ struct Dtype {
 }
 
 const DTYPES: &[Dtype] = &[
-    Dtype { name: "f16", c_enum: "FLASHATTN_DTYPE_F16", c_type: "__half" },
-    Dtype { name: "bf16", c_enum: "FLASHATTN_DTYPE_BF16", c_type: "__nv_bfloat16" },
+    Dtype {
+        name: "f16",
+        c_enum: "FLASHATTN_DTYPE_F16",
+        c_type: "__half",
+    },
+    Dtype {
+        name: "bf16",
+        c_enum: "FLASHATTN_DTYPE_BF16",
+        c_type: "__nv_bfloat16",
+    },
 ];
 
 fn main() {
@@ -90,7 +112,16 @@ fn main() {
     });
     let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
 
-    for var in ["FLASHATTN_CUDA_ARCHS", "FLASHATTN_HEAD_DIMS", "FLASHATTN_DTYPES", "FLASHATTN_PTXAS_VERBOSE", "NVCC", "CUDA_HOME", "CUDA_PATH", "PATH"] {
+    for var in [
+        "FLASHATTN_CUDA_ARCHS",
+        "FLASHATTN_HEAD_DIMS",
+        "FLASHATTN_DTYPES",
+        "FLASHATTN_PTXAS_VERBOSE",
+        "NVCC",
+        "CUDA_HOME",
+        "CUDA_PATH",
+        "PATH",
+    ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
     rerun_if_dir_changed(&cuda_src);
@@ -135,8 +166,14 @@ fn main() {
         fail(&format!("nvcc failed to compile the kernels: {e}"));
     }
 
-    println!("cargo:rustc-link-search=native={}", toolkit.join("lib").display());
-    println!("cargo:rustc-link-search=native={}", toolkit.join("lib64").display());
+    println!(
+        "cargo:rustc-link-search=native={}",
+        toolkit.join("lib").display()
+    );
+    println!(
+        "cargo:rustc-link-search=native={}",
+        toolkit.join("lib64").display()
+    );
     println!("cargo:rustc-link-lib=static=cudart_static");
     println!("cargo:rustc-link-lib=dylib=stdc++");
     for lib in ["dl", "pthread", "rt"] {
@@ -186,7 +223,9 @@ fn find_toolkit() -> PathBuf {
         .map(|root| PathBuf::from(root).join("bin/nvcc"))
         .find(|p| p.is_file());
     let from_path = env::var_os("PATH").and_then(|paths| {
-        env::split_paths(&paths).map(|d| d.join("nvcc")).find(|p| p.is_file())
+        env::split_paths(&paths)
+            .map(|d| d.join("nvcc"))
+            .find(|p| p.is_file())
     });
     let Some(nvcc) = from_env.or(from_home).or(from_path) else {
         fail(
@@ -196,13 +235,18 @@ fn find_toolkit() -> PathBuf {
     };
     match Command::new(&nvcc).arg("--version").output() {
         Ok(out) if out.status.success() => {}
-        _ => fail(&format!("{} does not run; `source scripts/setup.sh` installs a working CUDA 13.0 toolkit", nvcc.display())),
+        _ => fail(&format!(
+            "{} does not run; `source scripts/setup.sh` installs a working CUDA 13.0 toolkit",
+            nvcc.display()
+        )),
     }
     // cc finds nvcc through the NVCC variable it reads itself.
     // SAFETY: build scripts are single-threaded at this point.
     unsafe { env::set_var("NVCC", &nvcc) };
     let root = nvcc.parent().and_then(Path::parent).unwrap().to_path_buf();
-    if !root.join("lib/libcudart_static.a").is_file() && !root.join("lib64/libcudart_static.a").is_file() {
+    if !root.join("lib/libcudart_static.a").is_file()
+        && !root.join("lib64/libcudart_static.a").is_file()
+    {
         fail(&format!(
             "libcudart_static.a is missing under {} (install nvidia-cuda-runtime; `source scripts/setup.sh` does)",
             root.display()
@@ -214,14 +258,21 @@ fn find_toolkit() -> PathBuf {
 fn parse_archs(spec: &str) -> Vec<String> {
     let archs: Vec<String> = spec
         .split([';', ','])
-        .map(|s| s.trim().trim_start_matches("sm_").trim_start_matches("compute_").to_string())
+        .map(|s| {
+            s.trim()
+                .trim_start_matches("sm_")
+                .trim_start_matches("compute_")
+                .to_string()
+        })
         .filter(|s| !s.is_empty())
         .collect();
     for a in &archs {
         let digits: String = a.chars().take_while(char::is_ascii_digit).collect();
         match digits.parse::<u32>() {
             Ok(n) if n >= 80 => {}
-            _ => fail(&format!("FLASHATTN_CUDA_ARCHS entry `{a}`: the kernels need sm_80 or newer (e.g. 80;86;89;90a)")),
+            _ => fail(&format!(
+                "FLASHATTN_CUDA_ARCHS entry `{a}`: the kernels need sm_80 or newer (e.g. 80;86;89;90a)"
+            )),
         }
     }
     if archs.is_empty() {
@@ -231,13 +282,17 @@ fn parse_archs(spec: &str) -> Vec<String> {
 }
 
 fn parse_head_dims(spec: Option<&str>) -> Vec<u32> {
-    let Some(spec) = spec else { return ALL_HEAD_DIMS.to_vec() };
+    let Some(spec) = spec else {
+        return ALL_HEAD_DIMS.to_vec();
+    };
     let dims: Vec<u32> = spec
         .split([',', ';'])
         .filter(|s| !s.trim().is_empty())
         .map(|s| match s.trim().parse::<u32>() {
             Ok(d) if ALL_HEAD_DIMS.contains(&d) => d,
-            _ => fail(&format!("FLASHATTN_HEAD_DIMS entry `{s}`: supported head dims are {ALL_HEAD_DIMS:?}")),
+            _ => fail(&format!(
+                "FLASHATTN_HEAD_DIMS entry `{s}`: supported head dims are {ALL_HEAD_DIMS:?}"
+            )),
         })
         .collect();
     if dims.is_empty() {
@@ -247,12 +302,21 @@ fn parse_head_dims(spec: Option<&str>) -> Vec<u32> {
 }
 
 fn parse_dtypes(spec: Option<&str>) -> Vec<&'static Dtype> {
-    let Some(spec) = spec else { return DTYPES.iter().collect() };
+    let Some(spec) = spec else {
+        return DTYPES.iter().collect();
+    };
     let picked: Vec<&'static Dtype> = spec
         .split([',', ';'])
         .filter(|s| !s.trim().is_empty())
         .map(|s| {
-            DTYPES.iter().find(|d| d.name == s.trim()).unwrap_or_else(|| fail(&format!("FLASHATTN_DTYPES entry `{s}`: use f16 and/or bf16")))
+            DTYPES
+                .iter()
+                .find(|d| d.name == s.trim())
+                .unwrap_or_else(|| {
+                    fail(&format!(
+                        "FLASHATTN_DTYPES entry `{s}`: use f16 and/or bf16"
+                    ))
+                })
         })
         .collect();
     if picked.is_empty() {
@@ -265,7 +329,9 @@ fn parse_dtypes(spec: Option<&str>) -> Vec<&'static Dtype> {
 /// files to compile. Files are rewritten only when their text changes, so nvcc's outputs stay
 /// fresh for cargo's change tracking.
 fn generate_sources(gen_dir: &Path, head_dims: &[u32], dtypes: &[&Dtype]) -> Vec<PathBuf> {
-    let mut registry = String::from("// Generated by crates/flashattn-sys/build.rs: one compiled configuration per line.\n");
+    let mut registry = String::from(
+        "// Generated by crates/flashattn-sys/build.rs: one compiled configuration per line.\n",
+    );
     let mut files = Vec::new();
     let mut id = 0;
     for dtype in dtypes {
@@ -276,13 +342,25 @@ fn generate_sources(gen_dir: &Path, head_dims: &[u32], dtypes: &[&Dtype]) -> Vec
                 dtype.name
             );
             for t in SM80_TILES.iter().filter(|t| t.head_dim == hd) {
-                let traits = format!("FwdTraits<{}, {hd}, {}, {}, {}, {}>", dtype.c_type, t.block_m, t.block_n, t.warps, t.stages);
+                let traits = format!(
+                    "FwdTraits<{}, {hd}, {}, {}, {}, {}>",
+                    dtype.c_type, t.block_m, t.block_n, t.warps, t.stages
+                );
                 writeln!(unit, "template FlashAttnStatus launch_fwd<{traits}>(FlashAttnFwdParams *, cudaStream_t);").unwrap();
-                let name = format!("sm80_{}_d{hd}_m{}n{}w{}s{}", dtype.name, t.block_m, t.block_n, t.warps, t.stages);
+                let name = format!(
+                    "sm80_{}_d{hd}_m{}n{}w{}s{}",
+                    dtype.name, t.block_m, t.block_n, t.warps, t.stages
+                );
                 writeln!(
                     registry,
                     "FLASHATTN_SM80_CONFIG({id}, {}, {}, {hd}, {}, {}, {}, {}, \"{name}\", {})",
-                    dtype.c_enum, dtype.c_type, t.block_m, t.block_n, t.warps, t.stages, t.is_default
+                    dtype.c_enum,
+                    dtype.c_type,
+                    t.block_m,
+                    t.block_n,
+                    t.warps,
+                    t.stages,
+                    t.is_default
                 )
                 .unwrap();
                 id += 1;

@@ -33,7 +33,11 @@ impl Layout {
             Layout::Padded { head_gap, row_gap } => {
                 let head = (d + head_gap) as i64;
                 let row = head * heads as i64 + row_gap as i64;
-                Strides { batch: row * seqlen as i64, row, head }
+                Strides {
+                    batch: row * seqlen as i64,
+                    row,
+                    head,
+                }
             }
         }
     }
@@ -74,7 +78,15 @@ pub struct Case {
 impl Case {
     /// Plain case: BSHD layouts, unit normal inputs, LSE on.
     pub fn new(dtype: DType, params: AttentionParams, seed: u64) -> Self {
-        Case { dtype, params, q_layout: Layout::Bshd, kv_layout: Layout::Bshd, inputs: Inputs::Normal { std: 1.0 }, seed, with_lse: true }
+        Case {
+            dtype,
+            params,
+            q_layout: Layout::Bshd,
+            kv_layout: Layout::Bshd,
+            inputs: Inputs::Normal { std: 1.0 },
+            seed,
+            with_lse: true,
+        }
     }
 
     /// One line that rebuilds this case in Rust.
@@ -82,8 +94,21 @@ impl Case {
         let p = &self.params;
         format!(
             "dtype={} B={} Sq={} Sk={} Hq={} Hkv={} D={} causal={} scale={:?} kernel={:?} q_layout={:?} kv_layout={:?} inputs={:?} seed={} lse={}",
-            self.dtype, p.batch, p.seqlen_q, p.seqlen_k, p.heads_q, p.heads_kv, p.head_dim, p.causal, p.softmax_scale,
-            p.kernel, self.q_layout, self.kv_layout, self.inputs, self.seed, self.with_lse
+            self.dtype,
+            p.batch,
+            p.seqlen_q,
+            p.seqlen_k,
+            p.heads_q,
+            p.heads_kv,
+            p.head_dim,
+            p.causal,
+            p.softmax_scale,
+            p.kernel,
+            self.q_layout,
+            self.kv_layout,
+            self.inputs,
+            self.seed,
+            self.with_lse
         )
     }
 }
@@ -112,7 +137,9 @@ pub fn run_case(stream: &Arc<CudaStream>, case: &Case) -> Result<Outcome, flasha
 }
 
 /// Element types both the kernels and the reference understand.
-pub trait TestElement: flashattn::Element + reference::Element + cudarc::driver::ValidAsZeroBits {
+pub trait TestElement:
+    flashattn::Element + reference::Element + cudarc::driver::ValidAsZeroBits
+{
     /// Reinterpret 16 bits.
     fn from_bits(bits: u16) -> Self;
 }
@@ -127,15 +154,39 @@ impl TestElement for bf16 {
     }
 }
 
-fn run_typed<T: TestElement>(stream: &Arc<CudaStream>, case: &Case) -> Result<Outcome, flashattn::Error> {
+fn run_typed<T: TestElement>(
+    stream: &Arc<CudaStream>,
+    case: &Case,
+) -> Result<Outcome, flashattn::Error> {
     let start = Instant::now();
     let p = &case.params;
     let d = p.head_dim;
-    let (qs, kvs) = (case.q_layout.strides(p.seqlen_q, p.heads_q, d), case.kv_layout.strides(p.seqlen_k, p.heads_kv, d));
+    let (qs, kvs) = (
+        case.q_layout.strides(p.seqlen_q, p.heads_q, d),
+        case.kv_layout.strides(p.seqlen_k, p.heads_kv, d),
+    );
     let mut rng = StdRng::seed_from_u64(case.seed);
-    let q = make_input::<T>(&mut rng, qs, [p.batch, p.seqlen_q, p.heads_q, d], case.inputs, Role::Query);
-    let k = make_input::<T>(&mut rng, kvs, [p.batch, p.seqlen_k, p.heads_kv, d], case.inputs, Role::Key);
-    let v = make_input::<T>(&mut rng, kvs, [p.batch, p.seqlen_k, p.heads_kv, d], case.inputs, Role::Value);
+    let q = make_input::<T>(
+        &mut rng,
+        qs,
+        [p.batch, p.seqlen_q, p.heads_q, d],
+        case.inputs,
+        Role::Query,
+    );
+    let k = make_input::<T>(
+        &mut rng,
+        kvs,
+        [p.batch, p.seqlen_k, p.heads_kv, d],
+        case.inputs,
+        Role::Key,
+    );
+    let v = make_input::<T>(
+        &mut rng,
+        kvs,
+        [p.batch, p.seqlen_k, p.heads_kv, d],
+        case.inputs,
+        Role::Value,
+    );
     let o_len = len_of(qs, [p.batch, p.seqlen_q, p.heads_q, d]);
     let lse_len = p.batch * p.heads_q * p.seqlen_q;
 
@@ -151,7 +202,11 @@ fn run_typed<T: TestElement>(stream: &Arc<CudaStream>, case: &Case) -> Result<Ou
         Tensor::new(&k_dev, kvs),
         Tensor::new(&v_dev, kvs),
         TensorMut::new(&mut o_dev, qs),
-        if case.with_lse { Some(&mut lse_dev) } else { None },
+        if case.with_lse {
+            Some(&mut lse_dev)
+        } else {
+            None
+        },
     )?;
     stream.synchronize()?;
     let o_host: Vec<T> = stream.clone_dtoh(&o_dev)?;
@@ -172,11 +227,22 @@ fn run_typed<T: TestElement>(stream: &Arc<CudaStream>, case: &Case) -> Result<Ou
     let got = reference::gather_bshd(r(&o_host, qs), p.batch, p.seqlen_q, p.heads_q, d);
     let lse = case.with_lse.then_some(&lse_host[..lse_len]);
     let check = reference::check(&problem, &got, lse, &want, &naive);
-    Ok(Outcome { check, config: info.config, seconds: start.elapsed().as_secs_f64() })
+    Ok(Outcome {
+        check,
+        config: info.config,
+        seconds: start.elapsed().as_secs_f64(),
+    })
 }
 
 fn r<T>(data: &[T], s: Strides) -> reference::TensorRef<'_, T> {
-    reference::TensorRef::new(data, reference::Strides { batch: s.batch, row: s.row, head: s.head })
+    reference::TensorRef::new(
+        data,
+        reference::Strides {
+            batch: s.batch,
+            row: s.row,
+            head: s.head,
+        },
+    )
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -191,7 +257,13 @@ fn len_of(s: Strides, [b, n, h, d]: [usize; 4]) -> usize {
 }
 
 /// A strided tensor whose addressed elements follow `inputs` and whose gaps hold NaN.
-fn make_input<T: TestElement>(rng: &mut StdRng, s: Strides, dims: [usize; 4], inputs: Inputs, role: Role) -> Vec<T> {
+fn make_input<T: TestElement>(
+    rng: &mut StdRng,
+    s: Strides,
+    dims: [usize; 4],
+    inputs: Inputs,
+    role: Role,
+) -> Vec<T> {
     let [b, n, h, d] = dims;
     let mut buf = vec![T::from_f64(f64::NAN); len_of(s, dims)];
     for bi in 0..b {
@@ -208,7 +280,8 @@ fn make_input<T: TestElement>(rng: &mut StdRng, s: Strides, dims: [usize; 4], in
         for bi in 0..b {
             for si in (1..n).step_by(2) {
                 for hi in 0..h {
-                    let dst = (bi as i64 * s.batch + si as i64 * s.row + hi as i64 * s.head) as usize;
+                    let dst =
+                        (bi as i64 * s.batch + si as i64 * s.row + hi as i64 * s.head) as usize;
                     let src = dst - s.row as usize;
                     for x in 0..d {
                         buf[dst + x] = buf[src + x];
@@ -220,17 +293,40 @@ fn make_input<T: TestElement>(rng: &mut StdRng, s: Strides, dims: [usize; 4], in
     buf
 }
 
-fn fill_row<T: TestElement>(rng: &mut StdRng, row: &mut [T], inputs: Inputs, role: Role, index: usize) {
+fn fill_row<T: TestElement>(
+    rng: &mut StdRng,
+    row: &mut [T],
+    inputs: Inputs,
+    role: Role,
+    index: usize,
+) {
     let normal = |rng: &mut StdRng, std: f32| Normal::new(0.0f64, std as f64).unwrap().sample(rng);
     match inputs {
-        Inputs::Normal { std } | Inputs::TiedMax { std } => row.iter_mut().for_each(|x| *x = T::from_f64(normal(rng, std))),
+        Inputs::Normal { std } | Inputs::TiedMax { std } => row
+            .iter_mut()
+            .for_each(|x| *x = T::from_f64(normal(rng, std))),
         Inputs::LargeRows { std, factor } => {
-            let f = if role == Role::Query && index % 7 == 3 { factor } else { 1.0 };
-            row.iter_mut().for_each(|x| *x = T::from_f64(normal(rng, std * f)));
+            let f = if role == Role::Query && index % 7 == 3 {
+                factor
+            } else {
+                1.0
+            };
+            row.iter_mut()
+                .for_each(|x| *x = T::from_f64(normal(rng, std * f)));
         }
         Inputs::ConstantRows => {
-            let c = if role == Role::Query { rng.random_range(-2.0..2.0) } else { 0.0 };
-            row.iter_mut().for_each(|x| *x = T::from_f64(if role == Role::Query { c } else { normal(rng, 1.0) }));
+            let c = if role == Role::Query {
+                rng.random_range(-2.0..2.0)
+            } else {
+                0.0
+            };
+            row.iter_mut().for_each(|x| {
+                *x = T::from_f64(if role == Role::Query {
+                    c
+                } else {
+                    normal(rng, 1.0)
+                })
+            });
         }
     }
 }

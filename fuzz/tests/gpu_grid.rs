@@ -5,14 +5,28 @@
 use std::collections::BTreeMap;
 
 use flashattn::{AttentionParams, DType};
-use flashattn_fuzz::harness::{gpu_stream, named, run_case, Case, Inputs, Layout};
+use flashattn_fuzz::harness::{Case, Inputs, Layout, gpu_stream, named, run_case};
 
-const SEQ_PAIRS: &[(usize, usize)] = &[(1, 1), (7, 9), (113, 203), (239, 1), (512, 512), (1023, 1024), (2048, 2048)];
+const SEQ_PAIRS: &[(usize, usize)] = &[
+    (1, 1),
+    (7, 9),
+    (113, 203),
+    (239, 1),
+    (512, 512),
+    (1023, 1024),
+    (2048, 2048),
+];
 const HEADS: &[(usize, usize)] = &[(2, 2), (4, 2), (3, 1)]; // MHA, GQA, MQA
 const LAYOUTS: &[(Layout, Layout)] = &[
     (Layout::Bshd, Layout::Bshd),
     (Layout::Bhsd, Layout::Bshd),
-    (Layout::Bshd, Layout::Padded { head_gap: 8, row_gap: 16 }),
+    (
+        Layout::Bshd,
+        Layout::Padded {
+            head_gap: 8,
+            row_gap: 16,
+        },
+    ),
 ];
 const SCALES: &[f32] = &[1.0, 0.1, 4.0];
 
@@ -25,27 +39,43 @@ fn grid_matches_reference() {
     let mut cases = 0;
     for dtype in [DType::F16, DType::BF16] {
         let dims = flashattn::compiled_head_dims(dtype);
-        assert!(dims.contains(&64) && dims.contains(&128), "{dtype}: head dims 64 and 128 must be compiled, have {dims:?}");
+        assert!(
+            dims.contains(&64) && dims.contains(&128),
+            "{dtype}: head dims 64 and 128 must be compiled, have {dims:?}"
+        );
         for &d in &dims {
             for &(sq, sk) in SEQ_PAIRS {
                 for &(hq, hkv) in HEADS {
                     for causal in [false, true] {
                         let i = cases;
                         let batch = if sq * sk >= 1 << 20 { 1 } else { 2 };
-                        let params = AttentionParams { heads_q: hq, heads_kv: hkv, causal, ..AttentionParams::new(batch, sq, sk, hq, d) };
+                        let params = AttentionParams {
+                            heads_q: hq,
+                            heads_kv: hkv,
+                            causal,
+                            ..AttentionParams::new(batch, sq, sk, hq, d)
+                        };
                         let (q_layout, kv_layout) = LAYOUTS[i % LAYOUTS.len()];
                         let case = Case {
                             q_layout,
                             kv_layout,
-                            inputs: Inputs::Normal { std: SCALES[(i / 3) % SCALES.len()] },
+                            inputs: Inputs::Normal {
+                                std: SCALES[(i / 3) % SCALES.len()],
+                            },
                             ..Case::new(dtype, params, 1000 + i as u64)
                         };
-                        let out = run_case(&stream, &case).unwrap_or_else(|e| panic!("{}: {e}", case.reproducer()));
+                        let out = run_case(&stream, &case)
+                            .unwrap_or_else(|e| panic!("{}: {e}", case.reproducer()));
                         cases += 1;
                         let w = worst.entry((dtype.to_string(), d)).or_insert(0.0);
                         *w = w.max(out.check.ratio);
                         if !out.check.pass {
-                            failures.push(format!("{} [{}]: {}", case.reproducer(), out.config.name, out.check.summary()));
+                            failures.push(format!(
+                                "{} [{}]: {}",
+                                case.reproducer(),
+                                out.config.name,
+                                out.check.summary()
+                            ));
                         }
                     }
                 }
@@ -56,7 +86,12 @@ fn grid_matches_reference() {
     for ((dtype, d), ratio) in &worst {
         println!("worst error / bound: {dtype} d{d}: {ratio:.3}");
     }
-    assert!(failures.is_empty(), "{} of {cases} cases failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {cases} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// Every compiled configuration, not only the automatic choice, on the shapes that stress
@@ -71,9 +106,20 @@ fn every_config_on_awkward_shapes() {
     // racecheck while still covering tails, masks and multiple K/V tiles.
     let small = std::env::var("FLASHATTN_TEST_SMALL").is_ok_and(|v| v == "1");
     let shapes: &[(usize, usize, bool)] = if small {
-        &[(113, 203, true), (239, 1, false), (70, 150, false), (1, 1, false)]
+        &[
+            (113, 203, true),
+            (239, 1, false),
+            (70, 150, false),
+            (1, 1, false),
+        ]
     } else {
-        &[(113, 203, true), (239, 1, false), (300, 77, true), (1023, 1024, true), (1, 1, false)]
+        &[
+            (113, 203, true),
+            (239, 1, false),
+            (300, 77, true),
+            (1023, 1024, true),
+            (1, 1, false),
+        ]
     };
     for config in flashattn::kernel_configs() {
         for (j, &(sq, sk, causal)) in shapes.iter().enumerate() {
@@ -84,16 +130,33 @@ fn every_config_on_awkward_shapes() {
                 kernel: named(config),
                 ..AttentionParams::new(2, sq, sk, 4, config.head_dim)
             };
-            let case = Case { kv_layout: if j % 2 == 0 { Layout::Bhsd } else { Layout::Bshd }, ..Case::new(config.dtype, params, 7 + j as u64) };
-            let out = run_case(&stream, &case).unwrap_or_else(|e| panic!("{}: {e}", case.reproducer()));
+            let case = Case {
+                kv_layout: if j % 2 == 0 {
+                    Layout::Bhsd
+                } else {
+                    Layout::Bshd
+                },
+                ..Case::new(config.dtype, params, 7 + j as u64)
+            };
+            let out =
+                run_case(&stream, &case).unwrap_or_else(|e| panic!("{}: {e}", case.reproducer()));
             assert_eq!(out.config.id, config.id);
             cases += 1;
             if !out.check.pass {
-                failures.push(format!("{} [{}]: {}", case.reproducer(), config.name, out.check.summary()));
+                failures.push(format!(
+                    "{} [{}]: {}",
+                    case.reproducer(),
+                    config.name,
+                    out.check.summary()
+                ));
             }
         }
     }
-    println!("configs: {} configurations, {cases} cases, {} failed", flashattn::kernel_configs().len(), failures.len());
+    println!(
+        "configs: {} configurations, {cases} cases, {} failed",
+        flashattn::kernel_configs().len(),
+        failures.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -105,7 +168,10 @@ fn hostile_inputs() {
     let mut failures = Vec::new();
     for dtype in [DType::F16, DType::BF16] {
         for (i, inputs) in [
-            Inputs::LargeRows { std: 1.0, factor: 30.0 },
+            Inputs::LargeRows {
+                std: 1.0,
+                factor: 30.0,
+            },
             Inputs::ConstantRows,
             Inputs::TiedMax { std: 1.0 },
             Inputs::Normal { std: 0.01 },
@@ -115,8 +181,14 @@ fn hostile_inputs() {
         .enumerate()
         {
             for causal in [false, true] {
-                let params = AttentionParams { causal, ..AttentionParams::new(2, 200, 333, 2, 64) };
-                let case = Case { inputs, ..Case::new(dtype, params, 99 + i as u64) };
+                let params = AttentionParams {
+                    causal,
+                    ..AttentionParams::new(2, 200, 333, 2, 64)
+                };
+                let case = Case {
+                    inputs,
+                    ..Case::new(dtype, params, 99 + i as u64)
+                };
                 let out = run_case(&stream, &case).unwrap();
                 if !out.check.pass {
                     failures.push(format!("{}: {}", case.reproducer(), out.check.summary()));
@@ -136,15 +208,35 @@ fn fuzz_regressions() {
     let sk1 = Case {
         inputs: Inputs::Normal { std: 30.0 },
         with_lse: false,
-        ..Case::new(DType::F16, AttentionParams { heads_kv: 1, softmax_scale: Some(1.2882953), ..AttentionParams::new(1, 3, 1, 3, 64) }, 5005735666067572984)
+        ..Case::new(
+            DType::F16,
+            AttentionParams {
+                heads_kv: 1,
+                softmax_scale: Some(1.2882953),
+                ..AttentionParams::new(1, 3, 1, 3, 64)
+            },
+            5005735666067572984,
+        )
     };
     // Scores near 1e5, past f16's range: the naive baseline must keep a yardstick.
     let overflow = Case {
         inputs: Inputs::Normal { std: 30.0 },
-        ..Case::new(DType::F16, AttentionParams { softmax_scale: Some(1.6912421), ..AttentionParams::new(1, 1, 219, 1, 256) }, 6592401193337193850)
+        ..Case::new(
+            DType::F16,
+            AttentionParams {
+                softmax_scale: Some(1.6912421),
+                ..AttentionParams::new(1, 1, 219, 1, 256)
+            },
+            6592401193337193850,
+        )
     };
     for case in [sk1, overflow] {
         let out = run_case(&stream, &case).unwrap();
-        assert!(out.check.pass, "{}: {}", case.reproducer(), out.check.summary());
+        assert!(
+            out.check.pass,
+            "{}: {}",
+            case.reproducer(),
+            out.check.summary()
+        );
     }
 }

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use flashattn::KernelChoice;
 use flashattn_bench::gpu::Gpu;
 use flashattn_bench::report::{MODE_COLD, MODE_EVENTS, MODE_GRAPH};
@@ -24,7 +24,10 @@ fn forward(c: &mut Criterion) {
     let name = std::env::var("FLASHATTN_BENCH_SUITE").unwrap_or_else(|_| "seed".into());
     let shapes = suite(&name).unwrap_or_else(|| panic!("unknown suite {name}"));
     let mut group = c.benchmark_group(format!("forward/{name}"));
-    group.sample_size(20).warm_up_time(Duration::from_millis(300)).measurement_time(Duration::from_secs(2));
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2));
     for shape in &shapes {
         group.throughput(Throughput::Elements(shape.flops() as u64));
         for mode in [MODE_EVENTS, MODE_COLD, MODE_GRAPH] {
@@ -39,8 +42,17 @@ fn forward(c: &mut Criterion) {
                 b.iter_custom(|iters| {
                     // One sample of `iters` calls: the sum of per-call GPU times.
                     let calls = iters as usize;
-                    let (n, per) = if mode == MODE_GRAPH { (calls.div_ceil(20), 20) } else { (calls, 1) };
-                    let ms: f64 = gpu.time(&mut w, mode, n, 1, per).expect("timed launch").iter().map(|x| x * per as f64).sum();
+                    let (n, per) = if mode == MODE_GRAPH {
+                        (calls.div_ceil(20), 20)
+                    } else {
+                        (calls, 1)
+                    };
+                    let ms: f64 = gpu
+                        .time(&mut w, mode, n, 1, per)
+                        .expect("timed launch")
+                        .iter()
+                        .map(|x| x * per as f64)
+                        .sum();
                     Duration::from_secs_f64(ms * 1e-3 * calls as f64 / (n * per) as f64)
                 })
             });

@@ -4,14 +4,16 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUgraphInstantiate_flags, CUstreamCaptureMode};
+use cudarc::driver::sys::{
+    CUdevice_attribute, CUevent_flags, CUgraphInstantiate_flags, CUstreamCaptureMode,
+};
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream};
 use flashattn::{AttentionParams, DType, KernelChoice, KernelConfig, Strides, Tensor, TensorMut};
 use half::{bf16, f16};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::report::{BenchResult, Device, Shape, MODE_COLD, MODE_EVENTS, MODE_GRAPH};
+use crate::report::{BenchResult, Device, MODE_COLD, MODE_EVENTS, MODE_GRAPH, Shape};
 
 /// How to time.
 #[derive(Clone, Debug)]
@@ -28,7 +30,12 @@ pub struct Protocol {
 
 impl Default for Protocol {
     fn default() -> Self {
-        Protocol { iters: 100, warmup: 10, graph_calls: 20, modes: vec![MODE_EVENTS.into(), MODE_GRAPH.into()] }
+        Protocol {
+            iters: 100,
+            warmup: 10,
+            graph_calls: 20,
+            modes: vec![MODE_EVENTS.into(), MODE_GRAPH.into()],
+        }
     }
 }
 
@@ -53,9 +60,16 @@ impl Gpu {
         // SAFETY: only this module uses buffers of this context, all on one stream.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.new_stream()?;
-        let l2_bytes = ctx.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize;
-        let sm_count = ctx.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as usize;
-        Ok(Gpu { ctx, stream, l2_bytes, sm_count })
+        let l2_bytes =
+            ctx.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize;
+        let sm_count =
+            ctx.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as usize;
+        Ok(Gpu {
+            ctx,
+            stream,
+            l2_bytes,
+            sm_count,
+        })
     }
 
     /// The device description for a report.
@@ -71,7 +85,14 @@ impl Gpu {
 
     /// Time our kernel on `shape` with `choice`, one [`BenchResult`] per mode. A launch-layer
     /// refusal becomes a failed result, not an error.
-    pub fn bench(&self, suite: &str, shape: &Shape, choice: &KernelChoice, label: &str, proto: &Protocol) -> Vec<BenchResult> {
+    pub fn bench(
+        &self,
+        suite: &str,
+        shape: &Shape,
+        choice: &KernelChoice,
+        label: &str,
+        proto: &Protocol,
+    ) -> Vec<BenchResult> {
         let run = || -> Result<Vec<BenchResult>, flashattn::Error> {
             let cold = proto.modes.iter().any(|m| m == MODE_COLD);
             let mut w = self.workload(shape, choice.clone(), cold)?;
@@ -79,23 +100,37 @@ impl Gpu {
                 .modes
                 .iter()
                 .map(|mode| {
-                    let samples = self.time(&mut w, mode, proto.iters, proto.warmup, proto.graph_calls)?;
+                    let samples =
+                        self.time(&mut w, mode, proto.iters, proto.warmup, proto.graph_calls)?;
                     Ok(BenchResult::new(suite, shape.clone(), label, mode, samples))
                 })
                 .collect()
         };
         run().unwrap_or_else(|e| {
-            proto.modes.iter().map(|m| BenchResult::failed(suite, shape.clone(), label, m, e.to_string())).collect()
+            proto
+                .modes
+                .iter()
+                .map(|m| BenchResult::failed(suite, shape.clone(), label, m, e.to_string()))
+                .collect()
         })
     }
 
     /// Device buffers for `shape` filled with random values; with `cold`, enough input sets that
     /// consecutive calls never find their inputs in L2.
-    pub fn workload(&self, shape: &Shape, choice: KernelChoice, cold: bool) -> Result<Workload, flashattn::Error> {
+    pub fn workload(
+        &self,
+        shape: &Shape,
+        choice: KernelChoice,
+        cold: bool,
+    ) -> Result<Workload, flashattn::Error> {
         let q_len = shape.batch * shape.seqlen_q * shape.heads_q * shape.head_dim;
         let kv_len = shape.batch * shape.seqlen_k * shape.heads_kv * shape.head_dim;
         let set_bytes = (2 * q_len + 2 * kv_len) * 2;
-        let sets = if cold { (2 * self.l2_bytes).div_ceil(set_bytes).clamp(1, 64) + 1 } else { 1 };
+        let sets = if cold {
+            (2 * self.l2_bytes).div_ceil(set_bytes).clamp(1, 64) + 1
+        } else {
+            1
+        };
         let buffers = match dtype_of(shape) {
             DType::BF16 => Buffers::BF16(self.alloc_sets(sets, q_len, kv_len)?),
             DType::F16 => Buffers::F16(self.alloc_sets(sets, q_len, kv_len)?),
@@ -106,7 +141,9 @@ impl Gpu {
             kvs: Strides::bshd(shape.seqlen_k, shape.heads_kv, shape.head_dim),
             sets,
             buffers,
-            lse: self.stream.alloc_zeros::<f32>(shape.batch * shape.heads_q * shape.seqlen_q)?,
+            lse: self
+                .stream
+                .alloc_zeros::<f32>(shape.batch * shape.heads_q * shape.seqlen_q)?,
         })
     }
 
@@ -120,10 +157,17 @@ impl Gpu {
         (0..sets)
             .map(|_| {
                 let mut rand_buf = |n: usize| -> Result<CudaSlice<T>, flashattn::Error> {
-                    let host: Vec<T> = (0..n).map(|_| T::from_f32(rng.random_range(-2.0f32..2.0))).collect();
+                    let host: Vec<T> = (0..n)
+                        .map(|_| T::from_f32(rng.random_range(-2.0f32..2.0)))
+                        .collect();
                     Ok(self.stream.clone_htod(&host)?)
                 };
-                Ok(InputSet { q: rand_buf(q_len)?, k: rand_buf(kv_len)?, v: rand_buf(kv_len)?, o: self.stream.alloc_zeros::<T>(q_len)? })
+                Ok(InputSet {
+                    q: rand_buf(q_len)?,
+                    k: rand_buf(kv_len)?,
+                    v: rand_buf(kv_len)?,
+                    o: self.stream.alloc_zeros::<T>(q_len)?,
+                })
             })
             .collect()
     }
@@ -131,7 +175,14 @@ impl Gpu {
     /// Per-call latencies in ms for one timing mode: `events` (back-to-back calls each between
     /// two events), `cold` (the same, rotating input sets) or `graph` (`graph_calls` calls
     /// captured in a CUDA graph, replay time / `graph_calls`).
-    pub fn time(&self, w: &mut Workload, mode: &str, iters: usize, warmup: usize, graph_calls: usize) -> Result<Vec<f64>, flashattn::Error> {
+    pub fn time(
+        &self,
+        w: &mut Workload,
+        mode: &str,
+        iters: usize,
+        warmup: usize,
+        graph_calls: usize,
+    ) -> Result<Vec<f64>, flashattn::Error> {
         let stream = &self.stream;
         for _ in 0..warmup {
             w.launch(stream, 0)?;
@@ -147,14 +198,20 @@ impl Gpu {
                     marks.push((start, timing_event(stream)?));
                 }
                 stream.synchronize()?;
-                marks.iter().map(|(s, e)| s.elapsed_ms(e).map(f64::from)).collect::<Result<Vec<_>, _>>()?
+                marks
+                    .iter()
+                    .map(|(s, e)| s.elapsed_ms(e).map(f64::from))
+                    .collect::<Result<Vec<_>, _>>()?
             }
             MODE_GRAPH => {
                 stream.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)?;
-                let captured: Result<(), flashattn::Error> = (0..graph_calls).try_for_each(|_| w.launch(stream, 0).map(|_| ()));
+                let captured: Result<(), flashattn::Error> =
+                    (0..graph_calls).try_for_each(|_| w.launch(stream, 0).map(|_| ()));
                 let graph = stream.end_capture(CUgraphInstantiate_flags(0))?;
                 captured?;
-                let graph = graph.ok_or_else(|| flashattn::Error::Dispatch("graph capture produced no graph".into()))?;
+                let graph = graph.ok_or_else(|| {
+                    flashattn::Error::Dispatch("graph capture produced no graph".into())
+                })?;
                 graph.upload()?;
                 for _ in 0..3 {
                     graph.launch()?;
@@ -166,9 +223,16 @@ impl Gpu {
                     marks.push((start, timing_event(stream)?));
                 }
                 stream.synchronize()?;
-                marks.iter().map(|(s, e)| s.elapsed_ms(e).map(|ms| ms as f64 / graph_calls as f64)).collect::<Result<Vec<_>, _>>()?
+                marks
+                    .iter()
+                    .map(|(s, e)| s.elapsed_ms(e).map(|ms| ms as f64 / graph_calls as f64))
+                    .collect::<Result<Vec<_>, _>>()?
             }
-            other => return Err(flashattn::Error::Dispatch(format!("unknown timing mode {other}"))),
+            other => {
+                return Err(flashattn::Error::Dispatch(format!(
+                    "unknown timing mode {other}"
+                )));
+            }
         };
         Ok(samples)
     }
@@ -198,7 +262,11 @@ pub struct Workload {
 
 impl Workload {
     /// Launch once on `stream` with input set `set` (asynchronous).
-    pub fn launch(&mut self, stream: &Arc<CudaStream>, set: usize) -> Result<flashattn::LaunchInfo, flashattn::Error> {
+    pub fn launch(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        set: usize,
+    ) -> Result<flashattn::LaunchInfo, flashattn::Error> {
         fn go<T: flashattn::Element>(
             stream: &Arc<CudaStream>,
             p: &AttentionParams,
@@ -206,12 +274,32 @@ impl Workload {
             s: &mut InputSet<T>,
             lse: &mut CudaSlice<f32>,
         ) -> Result<flashattn::LaunchInfo, flashattn::Error> {
-            flashattn::forward(stream, p, Tensor::new(&s.q, qs), Tensor::new(&s.k, kvs), Tensor::new(&s.v, kvs), TensorMut::new(&mut s.o, qs), Some(lse))
+            flashattn::forward(
+                stream,
+                p,
+                Tensor::new(&s.q, qs),
+                Tensor::new(&s.k, kvs),
+                Tensor::new(&s.v, kvs),
+                TensorMut::new(&mut s.o, qs),
+                Some(lse),
+            )
         }
         let strides = (self.qs, self.kvs);
         match &mut self.buffers {
-            Buffers::F16(sets) => go(stream, &self.params, strides, &mut sets[set % self.sets], &mut self.lse),
-            Buffers::BF16(sets) => go(stream, &self.params, strides, &mut sets[set % self.sets], &mut self.lse),
+            Buffers::F16(sets) => go(
+                stream,
+                &self.params,
+                strides,
+                &mut sets[set % self.sets],
+                &mut self.lse,
+            ),
+            Buffers::BF16(sets) => go(
+                stream,
+                &self.params,
+                strides,
+                &mut sets[set % self.sets],
+                &mut self.lse,
+            ),
         }
     }
 
@@ -221,7 +309,9 @@ impl Workload {
     }
 }
 
-fn timing_event(stream: &Arc<CudaStream>) -> Result<cudarc::driver::CudaEvent, cudarc::driver::DriverError> {
+fn timing_event(
+    stream: &Arc<CudaStream>,
+) -> Result<cudarc::driver::CudaEvent, cudarc::driver::DriverError> {
     stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
 }
 
@@ -242,13 +332,20 @@ pub fn params_of(shape: &Shape, kernel: KernelChoice) -> AttentionParams {
 
 /// The launch-layer dtype of a report shape.
 pub fn dtype_of(shape: &Shape) -> DType {
-    if shape.dtype == "bf16" { DType::BF16 } else { DType::F16 }
+    if shape.dtype == "bf16" {
+        DType::BF16
+    } else {
+        DType::F16
+    }
 }
 
 /// Compiled configurations that can run `shape`.
 pub fn configs_for(shape: &Shape) -> Vec<&'static KernelConfig> {
     let dtype = dtype_of(shape);
-    flashattn::kernel_configs().iter().filter(|c| c.dtype == dtype && c.head_dim == shape.head_dim).collect()
+    flashattn::kernel_configs()
+        .iter()
+        .filter(|c| c.dtype == dtype && c.head_dim == shape.head_dim)
+        .collect()
 }
 
 /// Conversion from random f32 values.

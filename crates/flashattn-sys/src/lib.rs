@@ -24,7 +24,10 @@ mod tests {
     // that the C side and the Rust side agree on without a GPU.
     #[test]
     fn abi_version_matches_header() {
-        assert_eq!(unsafe { flashattn_abi_version() }, FLASHATTN_ABI_VERSION as i32);
+        assert_eq!(
+            unsafe { flashattn_abi_version() },
+            FLASHATTN_ABI_VERSION as i32
+        );
     }
 
     #[test]
@@ -32,7 +35,10 @@ mod tests {
         // 5 pointers, 12 int64 strides, then 32-bit fields.
         assert_eq!(std::mem::offset_of!(FlashAttnFwdParams, q_batch_stride), 40);
         assert_eq!(std::mem::offset_of!(FlashAttnFwdParams, batch), 40 + 12 * 8);
-        assert_eq!(std::mem::size_of::<FlashAttnFwdParams>(), 40 + 12 * 8 + 13 * 4 + 4);
+        assert_eq!(
+            std::mem::size_of::<FlashAttnFwdParams>(),
+            40 + 12 * 8 + 13 * 4 + 4
+        );
     }
 
     #[test]
@@ -46,17 +52,29 @@ mod tests {
             assert_eq!(c.id, id);
             assert_eq!(c.block_m % (16 * c.warps), 0);
             assert!(c.smem_bytes > 0 && c.smem_bytes <= 227 * 1024);
-            let name = unsafe { std::ffi::CStr::from_ptr(c.name) }.to_str().unwrap();
+            let name = unsafe { std::ffi::CStr::from_ptr(c.name) }
+                .to_str()
+                .unwrap();
             assert!(name.starts_with("sm80_"), "{name}");
         }
         let mut c = FlashAttnConfig::default();
-        assert_eq!(unsafe { flashattn_fwd_config(n, &mut c) }, FlashAttnStatus::FLASHATTN_STATUS_UNKNOWN_CONFIG);
-        assert_eq!(unsafe { flashattn_fwd_config(-1, &mut c) }, FlashAttnStatus::FLASHATTN_STATUS_UNKNOWN_CONFIG);
+        assert_eq!(
+            unsafe { flashattn_fwd_config(n, &mut c) },
+            FlashAttnStatus::FLASHATTN_STATUS_UNKNOWN_CONFIG
+        );
+        assert_eq!(
+            unsafe { flashattn_fwd_config(-1, &mut c) },
+            FlashAttnStatus::FLASHATTN_STATUS_UNKNOWN_CONFIG
+        );
     }
 
     #[test]
     fn dispatch_rejects_bad_params_without_a_gpu() {
-        let mut p = FlashAttnFwdParams { config_id: -1, compute_capability: 90, ..Default::default() };
+        let mut p = FlashAttnFwdParams {
+            config_id: -1,
+            compute_capability: 90,
+            ..Default::default()
+        };
         // Null pointers never reach a launch.
         p.head_dim = 64;
         let st = unsafe { flashattn_fwd(&mut p, std::ptr::null_mut()) };
@@ -68,12 +86,19 @@ mod tests {
         p.compute_capability = 75;
         let st = unsafe { flashattn_fwd(&mut p, std::ptr::null_mut()) };
         assert_eq!(st, FlashAttnStatus::FLASHATTN_STATUS_UNSUPPORTED_ARCH);
-        assert_eq!(unsafe { flashattn_fwd(std::ptr::null_mut(), std::ptr::null_mut()) }, FlashAttnStatus::FLASHATTN_STATUS_INVALID_PARAMS);
+        assert_eq!(
+            unsafe { flashattn_fwd(std::ptr::null_mut(), std::ptr::null_mut()) },
+            FlashAttnStatus::FLASHATTN_STATUS_INVALID_PARAMS
+        );
     }
 
     #[test]
     fn status_strings_are_static_text() {
-        let s = unsafe { std::ffi::CStr::from_ptr(flashattn_status_string(FlashAttnStatus::FLASHATTN_STATUS_CUDA_ERROR)) };
+        let s = unsafe {
+            std::ffi::CStr::from_ptr(flashattn_status_string(
+                FlashAttnStatus::FLASHATTN_STATUS_CUDA_ERROR,
+            ))
+        };
         assert_eq!(s.to_str().unwrap(), "CUDA error");
         let s = unsafe { std::ffi::CStr::from_ptr(flashattn_cuda_error_string(1)) };
         assert!(!s.to_bytes().is_empty());

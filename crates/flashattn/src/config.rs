@@ -64,13 +64,22 @@ pub fn kernel_configs() -> &'static [KernelConfig] {
 
 /// Head dims compiled for `dtype`, ascending.
 pub fn compiled_head_dims(dtype: DType) -> Vec<usize> {
-    let mut dims: Vec<usize> = kernel_configs().iter().filter(|c| c.dtype == dtype).map(|c| c.head_dim).collect();
+    let mut dims: Vec<usize> = kernel_configs()
+        .iter()
+        .filter(|c| c.dtype == dtype)
+        .map(|c| c.head_dim)
+        .collect();
     dims.sort_unstable();
     dims.dedup();
     dims
 }
 
 /// The configurations that can run a (dtype, head dim) call.
-pub(crate) fn candidates(dtype: DType, head_dim: usize) -> impl Iterator<Item = &'static KernelConfig> {
-    kernel_configs().iter().filter(move |c| c.dtype == dtype && c.head_dim == head_dim)
+pub(crate) fn candidates(
+    dtype: DType,
+    head_dim: usize,
+) -> impl Iterator<Item = &'static KernelConfig> {
+    kernel_configs()
+        .iter()
+        .filter(move |c| c.dtype == dtype && c.head_dim == head_dim)
 }

@@ -49,14 +49,24 @@ pub(crate) struct DeviceInfo {
 pub(crate) fn device_info(ctx: &CudaContext) -> Result<Arc<DeviceInfo>> {
     static CACHE: Mutex<Vec<(i32, Arc<DeviceInfo>)>> = Mutex::new(Vec::new());
     let key = ctx.cu_device();
-    if let Some((_, info)) = CACHE.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|(k, _)| *k == key) {
+    if let Some((_, info)) = CACHE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .find(|(k, _)| *k == key)
+    {
         return Ok(info.clone());
     }
     let info = Arc::new(DeviceInfo {
         name: ctx.name()?,
-        sm_count: ctx.attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as usize,
+        sm_count: ctx.attribute(
+            cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+        )? as usize,
         compute_capability: ctx.compute_capability()?,
     });
-    CACHE.lock().unwrap_or_else(|e| e.into_inner()).push((key, info.clone()));
+    CACHE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((key, info.clone()));
     Ok(info)
 }

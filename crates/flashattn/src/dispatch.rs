@@ -9,7 +9,7 @@
 
 use std::sync::OnceLock;
 
-use crate::config::{kernel_configs, KernelConfig};
+use crate::config::{KernelConfig, kernel_configs};
 use crate::{AttentionParams, DType};
 
 /// The embedded tables, one per tuned GPU model.
@@ -51,22 +51,44 @@ fn parse(line: &str) -> Option<Entry> {
 
 fn entries() -> &'static [Entry] {
     static ENTRIES: OnceLock<Vec<Entry>> = OnceLock::new();
-    ENTRIES.get_or_init(|| TABLES.iter().flat_map(|t| t.lines()).filter_map(parse).collect())
+    ENTRIES.get_or_init(|| {
+        TABLES
+            .iter()
+            .flat_map(|t| t.lines())
+            .filter_map(parse)
+            .collect()
+    })
 }
 
 /// The tuned configuration for this call on `gpu`, if a close enough entry exists and its
 /// configuration is compiled and runnable.
-pub(crate) fn tuned(gpu: &str, p: &AttentionParams, dtype: DType, cc: u32) -> Option<&'static KernelConfig> {
+pub(crate) fn tuned(
+    gpu: &str,
+    p: &AttentionParams,
+    dtype: DType,
+    cc: u32,
+) -> Option<&'static KernelConfig> {
     let l2 = |a: f64, b: f64| (a / b).log2().abs();
     let bh = (p.batch * p.heads_q) as f64;
     entries()
         .iter()
-        .filter(|e| e.gpu == gpu && e.dtype == dtype && e.head_dim == p.head_dim && e.causal == p.causal)
-        .map(|e| (l2(p.seqlen_q as f64, e.seqlen_q) + l2(p.seqlen_k as f64, e.seqlen_k) + l2(bh, e.batch_heads), e))
+        .filter(|e| {
+            e.gpu == gpu && e.dtype == dtype && e.head_dim == p.head_dim && e.causal == p.causal
+        })
+        .map(|e| {
+            (
+                l2(p.seqlen_q as f64, e.seqlen_q)
+                    + l2(p.seqlen_k as f64, e.seqlen_k)
+                    + l2(bh, e.batch_heads),
+                e,
+            )
+        })
         .filter(|(d, _)| *d <= 2.0)
         .min_by(|a, b| a.0.total_cmp(&b.0))
         .and_then(|(_, e)| {
-            kernel_configs().iter().find(|c| c.name == e.config && c.dtype == dtype && c.min_compute_capability <= cc)
+            kernel_configs()
+                .iter()
+                .find(|c| c.name == e.config && c.dtype == dtype && c.min_compute_capability <= cc)
         })
 }
 
@@ -77,12 +99,19 @@ mod tests {
     #[test]
     fn embedded_tables_parse_and_name_compiled_configs() {
         for t in TABLES {
-            for line in t.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')) {
+            for line in t
+                .lines()
+                .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+            {
                 let e = parse(line).unwrap_or_else(|| panic!("unparsable dispatch line: {line}"));
                 // A table may name configurations a trimmed build (FLASHATTN_HEAD_DIMS) left out;
                 // those lines are skipped at run time, so only check the ones compiled here.
                 if crate::compiled_head_dims(e.dtype).contains(&e.head_dim) {
-                    assert!(kernel_configs().iter().any(|c| c.name == e.config), "{} is not a compiled configuration", e.config);
+                    assert!(
+                        kernel_configs().iter().any(|c| c.name == e.config),
+                        "{} is not a compiled configuration",
+                        e.config
+                    );
                 }
             }
         }

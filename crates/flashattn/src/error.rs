@@ -136,7 +136,11 @@ impl Error {
     pub fn is_validation(&self) -> bool {
         !matches!(
             self,
-            Error::NoDriver | Error::NoDevice { .. } | Error::Cuda { .. } | Error::Driver(_) | Error::Dispatch(_)
+            Error::NoDriver
+                | Error::NoDevice { .. }
+                | Error::Cuda { .. }
+                | Error::Driver(_)
+                | Error::Dispatch(_)
         )
     }
 }

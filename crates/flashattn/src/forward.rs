@@ -5,9 +5,11 @@ use std::ffi::CStr;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use flashattn_sys as sys;
 
-use crate::config::{candidates, kernel_configs, KernelConfig};
+use crate::config::{KernelConfig, candidates, kernel_configs};
 use crate::error::{Error, Result};
-use crate::problem::{validate, AttentionParams, KernelChoice, RawForward, RawLse, RawTensor, Strides};
+use crate::problem::{
+    AttentionParams, KernelChoice, RawForward, RawLse, RawTensor, Strides, validate,
+};
 use crate::{DType, Element};
 
 /// An input tensor: any cudarc device buffer of `T` plus its layout.
@@ -77,11 +79,34 @@ where
     let lse_len = lse.as_ref().map(|l| l.len());
     let lse_ptr = lse.map(|l| l.device_ptr_mut(stream));
     let raw = RawForward {
-        q: RawTensor { ptr: q_ptr, len: q.data.len(), dtype: T::DTYPE, strides: q.strides },
-        k: RawTensor { ptr: k_ptr, len: k.data.len(), dtype: T::DTYPE, strides: k.strides },
-        v: RawTensor { ptr: v_ptr, len: v.data.len(), dtype: T::DTYPE, strides: v.strides },
-        o: RawTensor { ptr: o_ptr, len: o_len, dtype: T::DTYPE, strides: o.strides },
-        lse: lse_ptr.as_ref().map(|(ptr, _)| RawLse { ptr: *ptr, len: lse_len.unwrap_or(0) }),
+        q: RawTensor {
+            ptr: q_ptr,
+            len: q.data.len(),
+            dtype: T::DTYPE,
+            strides: q.strides,
+        },
+        k: RawTensor {
+            ptr: k_ptr,
+            len: k.data.len(),
+            dtype: T::DTYPE,
+            strides: k.strides,
+        },
+        v: RawTensor {
+            ptr: v_ptr,
+            len: v.data.len(),
+            dtype: T::DTYPE,
+            strides: v.strides,
+        },
+        o: RawTensor {
+            ptr: o_ptr,
+            len: o_len,
+            dtype: T::DTYPE,
+            strides: o.strides,
+        },
+        lse: lse_ptr.as_ref().map(|(ptr, _)| RawLse {
+            ptr: *ptr,
+            len: lse_len.unwrap_or(0),
+        }),
     };
     // SAFETY: the pointers come from live cudarc buffers of the stated lengths and dtypes;
     // the guards above order this launch after earlier writes and record it for later use.
@@ -95,7 +120,11 @@ where
 /// Each address must point to device memory of at least `len` elements of its dtype that
 /// stays valid until the launch completes, usable from `stream`'s context; other work on
 /// those buffers must be ordered with `stream` by the caller.
-pub unsafe fn forward_raw(stream: &CudaStream, params: &AttentionParams, t: &RawForward) -> Result<LaunchInfo> {
+pub unsafe fn forward_raw(
+    stream: &CudaStream,
+    params: &AttentionParams,
+    t: &RawForward,
+) -> Result<LaunchInfo> {
     let scale = validate(params, t)?;
     let ctx = stream.context();
     let device = crate::device::device_info(ctx)?;
@@ -148,7 +177,12 @@ pub unsafe fn forward_raw(stream: &CudaStream, params: &AttentionParams, t: &Raw
 
 /// Pick the kernel configuration: the caller's, else the tuned table for this GPU, else the
 /// rule below.
-fn choose_config(params: &AttentionParams, dtype: DType, cc: u32, device: &crate::device::DeviceInfo) -> Result<&'static KernelConfig> {
+fn choose_config(
+    params: &AttentionParams,
+    dtype: DType,
+    cc: u32,
+    device: &crate::device::DeviceInfo,
+) -> Result<&'static KernelConfig> {
     let runnable = |c: &&KernelConfig| c.min_compute_capability <= cc;
     match &params.kernel {
         KernelChoice::Id(id) => kernel_configs()
@@ -163,11 +197,13 @@ fn choose_config(params: &AttentionParams, dtype: DType, cc: u32, device: &crate
             .ok_or_else(|| Error::UnknownConfig(name.clone())),
         KernelChoice::Auto => {
             let tuned = crate::dispatch::tuned(&device.name, params, dtype, cc);
-            tuned.or_else(|| auto_config(params, dtype, cc, device.sm_count)).ok_or(Error::UnsupportedHeadDim {
-                head_dim: params.head_dim,
-                dtype,
-                compiled: crate::compiled_head_dims(dtype),
-            })
+            tuned
+                .or_else(|| auto_config(params, dtype, cc, device.sm_count))
+                .ok_or(Error::UnsupportedHeadDim {
+                    head_dim: params.head_dim,
+                    dtype,
+                    compiled: crate::compiled_head_dims(dtype),
+                })
         }
     }
 }
@@ -176,19 +212,41 @@ fn choose_config(params: &AttentionParams, dtype: DType, cc: u32, device: &crate
 /// per SM), because a half-empty GPU costs more than the smaller tile's extra K/V reads. Among
 /// tiles of that height, 4-warp two-stage tiles first (the configurations FlashAttention-2
 /// ships for these head dims). One-warp tiles are never chosen automatically.
-pub(crate) fn auto_config(params: &AttentionParams, dtype: DType, cc: u32, sm_count: usize) -> Option<&'static KernelConfig> {
-    let mut pool: Vec<&'static KernelConfig> =
-        candidates(dtype, params.head_dim).filter(|c| c.min_compute_capability <= cc && c.warps > 1).collect();
+pub(crate) fn auto_config(
+    params: &AttentionParams,
+    dtype: DType,
+    cc: u32,
+    sm_count: usize,
+) -> Option<&'static KernelConfig> {
+    let mut pool: Vec<&'static KernelConfig> = candidates(dtype, params.head_dim)
+        .filter(|c| c.min_compute_capability <= cc && c.warps > 1)
+        .collect();
     if pool.is_empty() {
-        pool = candidates(dtype, params.head_dim).filter(|c| c.min_compute_capability <= cc).collect();
+        pool = candidates(dtype, params.head_dim)
+            .filter(|c| c.min_compute_capability <= cc)
+            .collect();
     }
-    let ctas = |c: &KernelConfig| params.seqlen_q.div_ceil(c.block_m) * params.batch * params.heads_q;
+    let ctas =
+        |c: &KernelConfig| params.seqlen_q.div_ceil(c.block_m) * params.batch * params.heads_q;
     let preference = |c: &KernelConfig| (c.warps == 4, c.stages == 2, c.block_n == 64);
-    let fills = pool.iter().copied().filter(|c| ctas(c) >= 2 * sm_count).max_by_key(|c| (c.block_m, preference(c)));
-    fills.or_else(|| pool.iter().copied().max_by_key(|c| (ctas(c), preference(c))))
+    let fills = pool
+        .iter()
+        .copied()
+        .filter(|c| ctas(c) >= 2 * sm_count)
+        .max_by_key(|c| (c.block_m, preference(c)));
+    fills.or_else(|| {
+        pool.iter()
+            .copied()
+            .max_by_key(|c| (ctas(c), preference(c)))
+    })
 }
 
-fn status_to_result(status: sys::FlashAttnStatus, p: &sys::FlashAttnFwdParams, params: &AttentionParams, dtype: DType) -> Result<()> {
+fn status_to_result(
+    status: sys::FlashAttnStatus,
+    p: &sys::FlashAttnFwdParams,
+    params: &AttentionParams,
+    dtype: DType,
+) -> Result<()> {
     use sys::FlashAttnStatus as S;
     match status {
         S::FLASHATTN_STATUS_SUCCESS => Ok(()),
@@ -196,11 +254,19 @@ fn status_to_result(status: sys::FlashAttnStatus, p: &sys::FlashAttnFwdParams, p
             // SAFETY: both return static NUL-terminated strings for any code.
             let (name, message) = unsafe {
                 (
-                    CStr::from_ptr(sys::flashattn_cuda_error_name(p.cuda_error)).to_string_lossy().into_owned(),
-                    CStr::from_ptr(sys::flashattn_cuda_error_string(p.cuda_error)).to_string_lossy().into_owned(),
+                    CStr::from_ptr(sys::flashattn_cuda_error_name(p.cuda_error))
+                        .to_string_lossy()
+                        .into_owned(),
+                    CStr::from_ptr(sys::flashattn_cuda_error_string(p.cuda_error))
+                        .to_string_lossy()
+                        .into_owned(),
                 )
             };
-            Err(Error::Cuda { code: p.cuda_error, name, message })
+            Err(Error::Cuda {
+                code: p.cuda_error,
+                name,
+                message,
+            })
         }
         S::FLASHATTN_STATUS_UNSUPPORTED_HEAD_DIM => Err(Error::UnsupportedHeadDim {
             head_dim: params.head_dim,
@@ -208,7 +274,9 @@ fn status_to_result(status: sys::FlashAttnStatus, p: &sys::FlashAttnFwdParams, p
             compiled: crate::compiled_head_dims(dtype),
         }),
         S::FLASHATTN_STATUS_UNSUPPORTED_DTYPE => Err(Error::UnsupportedDtype(dtype)),
-        S::FLASHATTN_STATUS_UNKNOWN_CONFIG => Err(Error::UnknownConfig(format!("id {}", p.config_id))),
+        S::FLASHATTN_STATUS_UNKNOWN_CONFIG => {
+            Err(Error::UnknownConfig(format!("id {}", p.config_id)))
+        }
         other => {
             // SAFETY: returns a static string for any value.
             let text = unsafe { CStr::from_ptr(sys::flashattn_status_string(other)) };

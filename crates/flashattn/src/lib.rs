@@ -34,11 +34,14 @@ mod error;
 mod forward;
 mod problem;
 
-pub use config::{compiled_head_dims, kernel_configs, KernelConfig};
+pub use config::{KernelConfig, compiled_head_dims, kernel_configs};
 pub use device::{driver_available, open_device, require_supported_compute_capability};
 pub use error::{Error, Result};
-pub use forward::{forward, forward_raw, LaunchInfo, Tensor, TensorMut};
-pub use problem::{validate, AttentionParams, KernelChoice, RawForward, RawLse, RawTensor, Strides, MAX_GRID_YZ, MAX_SEQLEN};
+pub use forward::{LaunchInfo, Tensor, TensorMut, forward, forward_raw};
+pub use problem::{
+    AttentionParams, KernelChoice, MAX_GRID_YZ, MAX_SEQLEN, RawForward, RawLse, RawTensor, Strides,
+    validate,
+};
 
 /// Re-export of the cudarc version this crate's API uses.
 pub use cudarc;

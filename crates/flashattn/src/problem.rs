@@ -1,7 +1,7 @@
 //! Shapes, layouts and the host-side validation of a forward call. Pure functions: no GPU.
 
-use crate::error::{Error, Result};
 use crate::DType;
+use crate::error::{Error, Result};
 
 /// Element strides of a `[batch, seqlen, heads, head_dim]` tensor. `head_dim` is always
 /// contiguous (stride 1); the other three are free, so `[B, S, H, D]` and `[B, H, S, D]`
@@ -20,13 +20,21 @@ impl Strides {
     /// Contiguous `[batch, seqlen, heads, head_dim]` (FlashAttention's native layout).
     pub fn bshd(seqlen: usize, heads: usize, head_dim: usize) -> Self {
         let row = (heads * head_dim) as i64;
-        Strides { batch: row * seqlen as i64, row, head: head_dim as i64 }
+        Strides {
+            batch: row * seqlen as i64,
+            row,
+            head: head_dim as i64,
+        }
     }
 
     /// Contiguous `[batch, heads, seqlen, head_dim]` (PyTorch SDPA's layout).
     pub fn bhsd(seqlen: usize, heads: usize, head_dim: usize) -> Self {
         let head = (seqlen * head_dim) as i64;
-        Strides { batch: head * heads as i64, row: head_dim as i64, head }
+        Strides {
+            batch: head * heads as i64,
+            row: head_dim as i64,
+            head,
+        }
     }
 }
 
@@ -71,7 +79,13 @@ pub struct AttentionParams {
 
 impl AttentionParams {
     /// Multi-head attention with `heads` query and KV heads, non-causal, default scale.
-    pub fn new(batch: usize, seqlen_q: usize, seqlen_k: usize, heads: usize, head_dim: usize) -> Self {
+    pub fn new(
+        batch: usize,
+        seqlen_q: usize,
+        seqlen_k: usize,
+        heads: usize,
+        head_dim: usize,
+    ) -> Self {
         AttentionParams {
             batch,
             seqlen_q,
@@ -87,7 +101,8 @@ impl AttentionParams {
 
     /// The scale that will be used.
     pub fn scale(&self) -> f32 {
-        self.softmax_scale.unwrap_or_else(|| 1.0 / (self.head_dim as f32).sqrt())
+        self.softmax_scale
+            .unwrap_or_else(|| 1.0 / (self.head_dim as f32).sqrt())
     }
 }
 
@@ -136,7 +151,15 @@ pub const MAX_GRID_YZ: usize = 65535;
 
 /// Check a forward call completely, on the host. Returns the softmax scale to use.
 pub fn validate(params: &AttentionParams, t: &RawForward) -> Result<f32> {
-    let AttentionParams { batch, seqlen_q, seqlen_k, heads_q, heads_kv, head_dim, .. } = *params;
+    let AttentionParams {
+        batch,
+        seqlen_q,
+        seqlen_k,
+        heads_q,
+        heads_kv,
+        head_dim,
+        ..
+    } = *params;
     for (what, v) in [
         ("batch", batch),
         ("seqlen_q", seqlen_q),
@@ -159,7 +182,11 @@ pub fn validate(params: &AttentionParams, t: &RawForward) -> Result<f32> {
         ("batch", batch, MAX_GRID_YZ),
     ] {
         if value > max {
-            return Err(Error::TooLarge { what, value: value as u128, max: max as u128 });
+            return Err(Error::TooLarge {
+                what,
+                value: value as u128,
+                max: max as u128,
+            });
         }
     }
     let scale = params.scale();
@@ -170,7 +197,11 @@ pub fn validate(params: &AttentionParams, t: &RawForward) -> Result<f32> {
     let dtype = t.q.dtype;
     for (name, x) in [("k", &t.k), ("v", &t.v), ("o", &t.o)] {
         if x.dtype != dtype {
-            return Err(Error::DtypeMismatch { tensor: name, expected: dtype, found: x.dtype });
+            return Err(Error::DtypeMismatch {
+                tensor: name,
+                expected: dtype,
+                found: x.dtype,
+            });
         }
     }
     let compiled = crate::compiled_head_dims(dtype);
@@ -178,18 +209,31 @@ pub fn validate(params: &AttentionParams, t: &RawForward) -> Result<f32> {
         return Err(Error::UnsupportedDtype(dtype));
     }
     if !compiled.contains(&head_dim) {
-        return Err(Error::UnsupportedHeadDim { head_dim, dtype, compiled });
+        return Err(Error::UnsupportedHeadDim {
+            head_dim,
+            dtype,
+            compiled,
+        });
     }
 
     let elem = dtype.size_bytes() as u64;
     let dims_q = [batch, seqlen_q, heads_q];
     let dims_kv = [batch, seqlen_k, heads_kv];
     let mut spans = Vec::with_capacity(5);
-    for (name, x, dims) in [("q", &t.q, dims_q), ("k", &t.k, dims_kv), ("v", &t.v, dims_kv), ("o", &t.o, dims_q)] {
+    for (name, x, dims) in [
+        ("q", &t.q, dims_q),
+        ("k", &t.k, dims_kv),
+        ("v", &t.v, dims_kv),
+        ("o", &t.o, dims_q),
+    ] {
         check_alignment(name, x, elem)?;
         let required = required_len(name, x.strides, dims, head_dim)?;
         if (x.len as u128) < required {
-            return Err(Error::SliceTooShort { tensor: name, len: x.len, required: required as usize });
+            return Err(Error::SliceTooShort {
+                tensor: name,
+                len: x.len,
+                required: required as usize,
+            });
         }
         spans.push((name, x.ptr as u128, x.ptr as u128 + required * elem as u128));
     }
@@ -197,10 +241,17 @@ pub fn validate(params: &AttentionParams, t: &RawForward) -> Result<f32> {
     if let Some(lse) = t.lse {
         let required = (batch * heads_q) as u128 * seqlen_q as u128;
         if (lse.len as u128) < required {
-            return Err(Error::SliceTooShort { tensor: "lse", len: lse.len, required: required as usize });
+            return Err(Error::SliceTooShort {
+                tensor: "lse",
+                len: lse.len,
+                required: required as usize,
+            });
         }
         if lse.ptr % 4 != 0 {
-            return Err(Error::Misaligned { tensor: "lse", detail: format!("address {:#x} is not 4-byte aligned", lse.ptr) });
+            return Err(Error::Misaligned {
+                tensor: "lse",
+                detail: format!("address {:#x} is not 4-byte aligned", lse.ptr),
+            });
         }
         spans.push(("lse", lse.ptr as u128, lse.ptr as u128 + required * 4));
     }
@@ -219,18 +270,30 @@ fn check_alignment(name: &'static str, x: &RawTensor, elem: u64) -> Result<()> {
     if x.ptr % 16 != 0 {
         return Err(Error::Misaligned {
             tensor: name,
-            detail: format!("address {:#x} is not 16-byte aligned (the kernels copy 16-byte chunks)", x.ptr),
+            detail: format!(
+                "address {:#x} is not 16-byte aligned (the kernels copy 16-byte chunks)",
+                x.ptr
+            ),
         });
     }
     let per_chunk = (16 / elem) as i64;
-    for (what, s) in [("batch", x.strides.batch), ("row", x.strides.row), ("head", x.strides.head)] {
+    for (what, s) in [
+        ("batch", x.strides.batch),
+        ("row", x.strides.row),
+        ("head", x.strides.head),
+    ] {
         if s < 0 {
-            return Err(Error::Misaligned { tensor: name, detail: format!("{what} stride {s} is negative") });
+            return Err(Error::Misaligned {
+                tensor: name,
+                detail: format!("{what} stride {s} is negative"),
+            });
         }
         if s % per_chunk != 0 {
             return Err(Error::Misaligned {
                 tensor: name,
-                detail: format!("{what} stride {s} is not a multiple of {per_chunk} elements (16 bytes)"),
+                detail: format!(
+                    "{what} stride {s} is not a multiple of {per_chunk} elements (16 bytes)"
+                ),
             });
         }
     }
@@ -245,7 +308,11 @@ fn required_len(name: &'static str, s: Strides, [b, n, h]: [usize; 3], d: usize)
         + d as u128;
     let _ = name;
     if last > i64::MAX as u128 {
-        return Err(Error::TooLarge { what: "largest element offset", value: last, max: i64::MAX as u128 });
+        return Err(Error::TooLarge {
+            what: "largest element offset",
+            value: last,
+            max: i64::MAX as u128,
+        });
     }
     Ok(last)
 }
@@ -253,17 +320,23 @@ fn required_len(name: &'static str, s: Strides, [b, n, h]: [usize; 3], d: usize)
 /// Distinct (b, s, h, d) of O must map to distinct addresses: with dimensions sorted by
 /// stride, each stride must step over the whole extent of the smaller ones.
 fn check_output_does_not_self_overlap(s: Strides, [b, n, h]: [usize; 3], d: usize) -> Result<()> {
-    let mut dims: Vec<(&str, i64, usize)> = [("batch", s.batch, b), ("row", s.row, n), ("head", s.head, h)]
-        .into_iter()
-        .filter(|&(_, _, size)| size > 1)
-        .collect();
+    let mut dims: Vec<(&str, i64, usize)> = [
+        ("batch", s.batch, b),
+        ("row", s.row, n),
+        ("head", s.head, h),
+    ]
+    .into_iter()
+    .filter(|&(_, _, size)| size > 1)
+    .collect();
     dims.sort_by_key(|&(_, stride, _)| stride);
     let mut extent: i128 = d as i128;
     let mut inner = "head_dim";
     for (name, stride, size) in dims {
         if (stride as i128) < extent {
             return Err(Error::SelfOverlappingOutput {
-                detail: format!("{name} stride {stride} is smaller than the {extent} elements spanned by {inner}"),
+                detail: format!(
+                    "{name} stride {stride} is smaller than the {extent} elements spanned by {inner}"
+                ),
             });
         }
         extent = stride as i128 * (size as i128 - 1) + extent;

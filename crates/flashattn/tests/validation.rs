@@ -1,12 +1,17 @@
 //! Every refusal of the launch layer, decided on the host: these run without a GPU.
 
-use flashattn::{validate, AttentionParams, DType, Error, RawForward, RawLse, RawTensor, Strides};
+use flashattn::{AttentionParams, DType, Error, RawForward, RawLse, RawTensor, Strides, validate};
 
 const D: usize = 64;
 
 fn tensor(ptr: u64, seqlen: usize, heads: usize) -> RawTensor {
     let s = Strides::bshd(seqlen, heads, D);
-    RawTensor { ptr, len: 2 * seqlen * heads * D, dtype: DType::F16, strides: s }
+    RawTensor {
+        ptr,
+        len: 2 * seqlen * heads * D,
+        dtype: DType::F16,
+        strides: s,
+    }
 }
 
 /// Four disjoint, aligned fake buffers for B=2, S=16, H=4, D=64.
@@ -18,7 +23,10 @@ fn good() -> (AttentionParams, RawForward) {
         k: tensor(2 * mb, 16, 4),
         v: tensor(3 * mb, 16, 4),
         o: tensor(4 * mb, 16, 4),
-        lse: Some(RawLse { ptr: 5 * mb, len: 2 * 4 * 16 }),
+        lse: Some(RawLse {
+            ptr: 5 * mb,
+            len: 2 * 4 * 16,
+        }),
     };
     (p, t)
 }
@@ -54,7 +62,13 @@ fn zero_sizes_are_refused() {
 fn heads_must_divide() {
     let (mut p, t) = good();
     p.heads_kv = 3;
-    assert!(matches!(validate(&p, &t), Err(Error::HeadsNotDivisible { heads_q: 4, heads_kv: 3 })));
+    assert!(matches!(
+        validate(&p, &t),
+        Err(Error::HeadsNotDivisible {
+            heads_q: 4,
+            heads_kv: 3
+        })
+    ));
 }
 
 #[test]
@@ -74,25 +88,49 @@ fn unsupported_head_dim_names_the_compiled_ones() {
 fn short_slices_are_refused() {
     let (p, mut t) = good();
     t.k.len -= 1;
-    assert!(matches!(validate(&p, &t), Err(Error::SliceTooShort { tensor: "k", .. })));
+    assert!(matches!(
+        validate(&p, &t),
+        Err(Error::SliceTooShort { tensor: "k", .. })
+    ));
     let (p, mut t) = good();
-    t.lse = Some(RawLse { ptr: 5 << 20, len: 10 });
-    assert!(matches!(validate(&p, &t), Err(Error::SliceTooShort { tensor: "lse", .. })));
+    t.lse = Some(RawLse {
+        ptr: 5 << 20,
+        len: 10,
+    });
+    assert!(matches!(
+        validate(&p, &t),
+        Err(Error::SliceTooShort { tensor: "lse", .. })
+    ));
     // Padded strides reach further than a dense slice of the same shape holds.
     let (p, mut t) = good();
     t.q.strides.row += 8;
     t.q.strides.batch += 8 * 16;
-    assert!(matches!(validate(&p, &t), Err(Error::SliceTooShort { tensor: "q", .. })));
+    assert!(matches!(
+        validate(&p, &t),
+        Err(Error::SliceTooShort { tensor: "q", .. })
+    ));
 }
 
 #[test]
 fn outputs_aliasing_inputs_are_refused() {
     let (p, mut t) = good();
     t.o.ptr = t.v.ptr + 64;
-    assert!(matches!(validate(&p, &t), Err(Error::Aliasing { output: "o", other: "v" })));
+    assert!(matches!(
+        validate(&p, &t),
+        Err(Error::Aliasing {
+            output: "o",
+            other: "v"
+        })
+    ));
     let (p, mut t) = good();
     t.lse.as_mut().unwrap().ptr = t.o.ptr;
-    assert!(matches!(validate(&p, &t), Err(Error::Aliasing { output: "lse", other: "o" })));
+    assert!(matches!(
+        validate(&p, &t),
+        Err(Error::Aliasing {
+            output: "lse",
+            other: "o"
+        })
+    ));
     // Inputs may share memory (K and V views of one buffer, or Q = K).
     let (p, mut t) = good();
     t.k.ptr = t.q.ptr;
@@ -103,7 +141,10 @@ fn outputs_aliasing_inputs_are_refused() {
 fn a_self_overlapping_output_is_refused() {
     let (p, mut t) = good();
     t.o.strides.head = 32; // heads overlap within a row
-    assert!(matches!(validate(&p, &t), Err(Error::SelfOverlappingOutput { .. })));
+    assert!(matches!(
+        validate(&p, &t),
+        Err(Error::SelfOverlappingOutput { .. })
+    ));
     // Broadcast inputs (stride 0) are fine.
     let (p, mut t) = good();
     t.k.strides.batch = 0;
@@ -114,17 +155,29 @@ fn a_self_overlapping_output_is_refused() {
 fn misaligned_pointers_and_strides_are_refused() {
     let (p, mut t) = good();
     t.q.ptr += 2;
-    assert!(matches!(validate(&p, &t), Err(Error::Misaligned { tensor: "q", .. })));
+    assert!(matches!(
+        validate(&p, &t),
+        Err(Error::Misaligned { tensor: "q", .. })
+    ));
     let (p, mut t) = good();
     t.v.strides.row = 4 * D as i64 + 4; // rows 8 bytes off a 16-byte boundary
     t.v.len *= 2;
-    assert!(matches!(validate(&p, &t), Err(Error::Misaligned { tensor: "v", .. })));
+    assert!(matches!(
+        validate(&p, &t),
+        Err(Error::Misaligned { tensor: "v", .. })
+    ));
     let (p, mut t) = good();
     t.k.strides.head = -(D as i64);
-    assert!(matches!(validate(&p, &t), Err(Error::Misaligned { tensor: "k", .. })));
+    assert!(matches!(
+        validate(&p, &t),
+        Err(Error::Misaligned { tensor: "k", .. })
+    ));
     let (p, mut t) = good();
     t.lse.as_mut().unwrap().ptr += 2;
-    assert!(matches!(validate(&p, &t), Err(Error::Misaligned { tensor: "lse", .. })));
+    assert!(matches!(
+        validate(&p, &t),
+        Err(Error::Misaligned { tensor: "lse", .. })
+    ));
 }
 
 #[test]
@@ -133,7 +186,11 @@ fn dtype_mismatch_is_refused() {
     t.v.dtype = DType::BF16;
     assert!(matches!(
         validate(&p, &t),
-        Err(Error::DtypeMismatch { tensor: "v", expected: DType::F16, found: DType::BF16 })
+        Err(Error::DtypeMismatch {
+            tensor: "v",
+            expected: DType::F16,
+            found: DType::BF16
+        })
     ));
 }
 
@@ -141,15 +198,30 @@ fn dtype_mismatch_is_refused() {
 fn sizes_that_overflow_kernel_indexing_are_refused() {
     let (mut p, t) = good();
     p.seqlen_k = i32::MAX as usize;
-    assert!(matches!(validate(&p, &t), Err(Error::TooLarge { what: "seqlen_k", .. })));
+    assert!(matches!(
+        validate(&p, &t),
+        Err(Error::TooLarge {
+            what: "seqlen_k",
+            ..
+        })
+    ));
     let (mut p, t) = good();
     p.batch = 70_000;
-    assert!(matches!(validate(&p, &t), Err(Error::TooLarge { what: "batch", .. })));
+    assert!(matches!(
+        validate(&p, &t),
+        Err(Error::TooLarge { what: "batch", .. })
+    ));
     // An element offset past i64::MAX through a huge batch stride.
     let (p, mut t) = good();
     t.q.strides.batch = i64::MAX - 7;
     t.q.len = usize::MAX;
-    assert!(matches!(validate(&p, &t), Err(Error::TooLarge { what: "largest element offset", .. })));
+    assert!(matches!(
+        validate(&p, &t),
+        Err(Error::TooLarge {
+            what: "largest element offset",
+            ..
+        })
+    ));
 }
 
 #[test]
@@ -157,7 +229,10 @@ fn bad_scales_are_refused() {
     for s in [0.0, -1.0, f32::NAN, f32::INFINITY] {
         let (mut p, t) = good();
         p.softmax_scale = Some(s);
-        assert!(matches!(validate(&p, &t), Err(Error::InvalidScale(_))), "{s}");
+        assert!(
+            matches!(validate(&p, &t), Err(Error::InvalidScale(_))),
+            "{s}"
+        );
     }
 }
 
@@ -175,7 +250,9 @@ fn devices_below_sm80_are_refused() {
 fn no_driver_is_an_error_not_a_panic() {
     match flashattn::open_device(0) {
         Err(Error::NoDriver) => assert!(!flashattn::driver_available()),
-        Err(Error::NoDevice { .. }) | Err(Error::Driver(_)) => assert!(flashattn::driver_available()),
+        Err(Error::NoDevice { .. }) | Err(Error::Driver(_)) => {
+            assert!(flashattn::driver_available())
+        }
         Ok(ctx) => {
             let (major, _) = ctx.compute_capability().unwrap();
             assert!(major >= 8);
@@ -183,7 +260,10 @@ fn no_driver_is_an_error_not_a_panic() {
         Err(e) => panic!("unexpected: {e}"),
     }
     if flashattn::driver_available() {
-        assert!(matches!(flashattn::open_device(1 << 20), Err(Error::NoDevice { .. }) | Err(Error::Driver(_))));
+        assert!(matches!(
+            flashattn::open_device(1 << 20),
+            Err(Error::NoDevice { .. }) | Err(Error::Driver(_))
+        ));
     }
 }
 

@@ -106,9 +106,11 @@ fn time_forward(
     }
     let mut times = Vec::new();
     for _ in 0..50 {
-        let start = stream.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+        let start =
+            stream.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))?;
         launch()?;
-        let end = stream.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+        let end =
+            stream.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))?;
         end.synchronize()?;
         times.push(start.elapsed_ms(&end)? as f64);
     }
