@@ -219,7 +219,7 @@ fn find_toolkit() -> PathBuf {
     let from_env = env::var_os("NVCC").map(PathBuf::from);
     let from_home = ["CUDA_HOME", "CUDA_PATH"]
         .iter()
-        .filter_map(|v| env::var_os(v))
+        .filter_map(env::var_os)
         .map(|root| PathBuf::from(root).join("bin/nvcc"))
         .find(|p| p.is_file());
     let from_path = env::var_os("PATH").and_then(|paths| {

@@ -788,7 +788,7 @@ fn from_f64_rounds_to_nearest_even() {
 #[test]
 fn naive_survives_scores_beyond_f16_range() {
     use flashattn_ref::{
-        Element, Problem, Strides, TensorRef, check, gather_bshd, naive_same_precision, reference,
+        Problem, Strides, TensorRef, check, gather_bshd, naive_same_precision, reference,
     };
     use half::f16;
     let p = Problem {
@@ -854,7 +854,7 @@ fn lse_slack_is_a_few_f32_ulps_at_large_magnitudes_only() {
     };
     assert!(case(71419.36, 0.002031, 71419.34).pass);
     // Five ulps (0.039) at that magnitude is too much.
-    assert!(!case(71419.36, 0.002031, 71419.40).pass);
+    assert!(!case(71419.36, 0.002031, 71419.4).pass);
     // At LSE = 5 the slack is ATOL: an error of 0.0177 fails.
     assert!(!case(5.0, 0.002031, 5.0177).pass);
 }

@@ -227,7 +227,7 @@ pub fn validate(params: &AttentionParams, t: &RawForward) -> Result<f32> {
         ("o", &t.o, dims_q),
     ] {
         check_alignment(name, x, elem)?;
-        let required = required_len(name, x.strides, dims, head_dim)?;
+        let required = required_len(x.strides, dims, head_dim)?;
         if (x.len as u128) < required {
             return Err(Error::SliceTooShort {
                 tensor: name,
@@ -301,12 +301,11 @@ fn check_alignment(name: &'static str, x: &RawTensor, elem: u64) -> Result<()> {
 }
 
 /// Elements a tensor addresses: 1 + the largest offset. Errors if any offset leaves i64.
-fn required_len(name: &'static str, s: Strides, [b, n, h]: [usize; 3], d: usize) -> Result<u128> {
+fn required_len(s: Strides, [b, n, h]: [usize; 3], d: usize) -> Result<u128> {
     let last = (b as u128 - 1) * s.batch as u128
         + (n as u128 - 1) * s.row as u128
         + (h as u128 - 1) * s.head as u128
         + d as u128;
-    let _ = name;
     if last > i64::MAX as u128 {
         return Err(Error::TooLarge {
             what: "largest element offset",
@@ -339,7 +338,7 @@ fn check_output_does_not_self_overlap(s: Strides, [b, n, h]: [usize; 3], d: usiz
                 ),
             });
         }
-        extent = stride as i128 * (size as i128 - 1) + extent;
+        extent += stride as i128 * (size as i128 - 1);
         inner = name;
     }
     Ok(())

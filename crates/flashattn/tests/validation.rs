@@ -38,9 +38,12 @@ fn a_good_call_passes_and_gets_the_default_scale() {
     assert_eq!(scale, 1.0 / 8.0);
 }
 
+/// Sets one size of the parameters to zero.
+type ZeroOne = fn(&mut AttentionParams);
+
 #[test]
 fn zero_sizes_are_refused() {
-    let setters: [(&str, fn(&mut AttentionParams)); 6] = [
+    let setters: [(&str, ZeroOne); 6] = [
         ("batch", |p| p.batch = 0),
         ("seqlen_q", |p| p.seqlen_q = 0),
         ("seqlen_k", |p| p.seqlen_k = 0),
