@@ -218,27 +218,23 @@ pub(crate) fn auto_config(
     cc: u32,
     sm_count: usize,
 ) -> Option<&'static KernelConfig> {
-    let mut pool: Vec<&'static KernelConfig> = candidates(dtype, params.head_dim)
-        .filter(|c| c.min_compute_capability <= cc && c.warps > 1)
-        .collect();
-    if pool.is_empty() {
-        pool = candidates(dtype, params.head_dim)
-            .filter(|c| c.min_compute_capability <= cc)
-            .collect();
-    }
+    // No allocation: this runs on every launch. One-warp tiles only when nothing else exists.
+    let runnable = |c: &&KernelConfig| c.min_compute_capability <= cc;
+    let multi_warp = candidates(dtype, params.head_dim)
+        .filter(runnable)
+        .any(|c| c.warps > 1);
+    let pool = || {
+        candidates(dtype, params.head_dim)
+            .filter(runnable)
+            .filter(move |c| c.warps > 1 || !multi_warp)
+    };
     let ctas =
         |c: &KernelConfig| params.seqlen_q.div_ceil(c.block_m) * params.batch * params.heads_q;
     let preference = |c: &KernelConfig| (c.warps == 4, c.stages == 2, c.block_n == 64);
-    let fills = pool
-        .iter()
-        .copied()
+    let fills = pool()
         .filter(|c| ctas(c) >= 2 * sm_count)
         .max_by_key(|c| (c.block_m, preference(c)));
-    fills.or_else(|| {
-        pool.iter()
-            .copied()
-            .max_by_key(|c| (ctas(c), preference(c)))
-    })
+    fills.or_else(|| pool().max_by_key(|c| (ctas(c), preference(c))))
 }
 
 fn status_to_result(
@@ -281,6 +277,37 @@ fn status_to_result(
             // SAFETY: returns a static string for any value.
             let text = unsafe { CStr::from_ptr(sys::flashattn_status_string(other)) };
             Err(Error::Dispatch(text.to_string_lossy().into_owned()))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_config_fills_the_gpu_and_skips_one_warp_tiles() {
+        for dtype in [DType::F16, DType::BF16] {
+            for d in crate::compiled_head_dims(dtype) {
+                let tallest = candidates(dtype, d).map(|c| c.block_m).max().unwrap();
+                // A large problem: the tallest tile already gives every SM two CTAs.
+                let big = AttentionParams::new(8, 8192, 8192, 16, d);
+                let c = auto_config(&big, dtype, 90, 132).unwrap();
+                assert_eq!(c.block_m, tallest, "{dtype} d{d}: {}", c.name);
+                assert!(c.warps > 1);
+                // A tiny problem: the tile with the most CTAs, still never one warp.
+                let small = AttentionParams::new(1, 512, 512, 8, d);
+                let c = auto_config(&small, dtype, 90, 132).unwrap();
+                let most = candidates(dtype, d)
+                    .filter(|c| c.warps > 1)
+                    .map(|c| 512usize.div_ceil(c.block_m))
+                    .max()
+                    .unwrap();
+                assert_eq!(512usize.div_ceil(c.block_m), most, "{dtype} d{d}: {}", c.name);
+                assert!(c.warps > 1);
+                // Nothing runs below the configurations' minimum compute capability.
+                assert!(auto_config(&small, dtype, 75, 132).is_none());
+            }
         }
     }
 }

@@ -204,22 +204,29 @@ pub fn validate(params: &AttentionParams, t: &RawForward) -> Result<f32> {
             });
         }
     }
-    let compiled = crate::compiled_head_dims(dtype);
-    if compiled.is_empty() {
+    // Runs on every launch: look the registry up without building the list of head dims
+    // unless it goes into an error.
+    let configs = crate::kernel_configs();
+    if !configs.iter().any(|c| c.dtype == dtype) {
         return Err(Error::UnsupportedDtype(dtype));
     }
-    if !compiled.contains(&head_dim) {
+    if !configs
+        .iter()
+        .any(|c| c.dtype == dtype && c.head_dim == head_dim)
+    {
         return Err(Error::UnsupportedHeadDim {
             head_dim,
             dtype,
-            compiled,
+            compiled: crate::compiled_head_dims(dtype),
         });
     }
 
     let elem = dtype.size_bytes() as u64;
     let dims_q = [batch, seqlen_q, heads_q];
     let dims_kv = [batch, seqlen_k, heads_kv];
-    let mut spans = Vec::with_capacity(5);
+    // (name, first byte, one past the last byte) of q, k, v, o and lse; no allocation.
+    let mut spans = [("", 0u128, 0u128); 5];
+    let mut n_spans = 0;
     for (name, x, dims) in [
         ("q", &t.q, dims_q),
         ("k", &t.k, dims_kv),
@@ -235,7 +242,8 @@ pub fn validate(params: &AttentionParams, t: &RawForward) -> Result<f32> {
                 required: required as usize,
             });
         }
-        spans.push((name, x.ptr as u128, x.ptr as u128 + required * elem as u128));
+        spans[n_spans] = (name, x.ptr as u128, x.ptr as u128 + required * elem as u128);
+        n_spans += 1;
     }
     check_output_does_not_self_overlap(t.o.strides, dims_q, head_dim)?;
     if let Some(lse) = t.lse {
@@ -253,9 +261,11 @@ pub fn validate(params: &AttentionParams, t: &RawForward) -> Result<f32> {
                 detail: format!("address {:#x} is not 4-byte aligned", lse.ptr),
             });
         }
-        spans.push(("lse", lse.ptr as u128, lse.ptr as u128 + required * 4));
+        spans[n_spans] = ("lse", lse.ptr as u128, lse.ptr as u128 + required * 4);
+        n_spans += 1;
     }
     // Outputs must not overlap anything else: the kernel reads inputs while other CTAs write.
+    let spans = &spans[..n_spans];
     for (i, &(out, s0, e0)) in spans.iter().enumerate().skip(3) {
         for &(other, s1, e1) in spans.iter().take(i) {
             if s0 < e1 && s1 < e0 {
@@ -319,18 +329,16 @@ fn required_len(s: Strides, [b, n, h]: [usize; 3], d: usize) -> Result<u128> {
 /// Distinct (b, s, h, d) of O must map to distinct addresses: with dimensions sorted by
 /// stride, each stride must step over the whole extent of the smaller ones.
 fn check_output_does_not_self_overlap(s: Strides, [b, n, h]: [usize; 3], d: usize) -> Result<()> {
-    let mut dims: Vec<(&str, i64, usize)> = [
+    let mut dims = [
         ("batch", s.batch, b),
         ("row", s.row, n),
         ("head", s.head, h),
-    ]
-    .into_iter()
-    .filter(|&(_, _, size)| size > 1)
-    .collect();
+    ];
     dims.sort_by_key(|&(_, stride, _)| stride);
     let mut extent: i128 = d as i128;
     let mut inner = "head_dim";
-    for (name, stride, size) in dims {
+    // A dimension of size 1 never steps, so its stride cannot make elements collide.
+    for (name, stride, size) in dims.into_iter().filter(|&(_, _, size)| size > 1) {
         if (stride as i128) < extent {
             return Err(Error::SelfOverlappingOutput {
                 detail: format!(
