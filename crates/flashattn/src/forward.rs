@@ -303,7 +303,12 @@ mod tests {
                     .map(|c| 512usize.div_ceil(c.block_m))
                     .max()
                     .unwrap();
-                assert_eq!(512usize.div_ceil(c.block_m), most, "{dtype} d{d}: {}", c.name);
+                assert_eq!(
+                    512usize.div_ceil(c.block_m),
+                    most,
+                    "{dtype} d{d}: {}",
+                    c.name
+                );
                 assert!(c.warps > 1);
                 // Nothing runs below the configurations' minimum compute capability.
                 assert!(auto_config(&small, dtype, 75, 132).is_none());
