@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use cudarc::driver::CudaStream;
-use flashattn::{AttentionParams, DType, KernelChoice, KernelConfig, Strides, Tensor, TensorMut};
+use flashattn::{AttentionParams, DType, KernelConfig, Strides, Tensor, TensorMut};
 use flashattn_ref as reference;
 use half::{bf16, f16};
 use rand::rngs::StdRng;
@@ -335,9 +335,4 @@ fn fill_row<T: TestElement>(
 pub fn gpu_stream() -> Result<Arc<CudaStream>, flashattn::Error> {
     let ctx = flashattn::open_device(0)?;
     Ok(ctx.default_stream())
-}
-
-/// `KernelChoice` that names one compiled configuration.
-pub fn named(config: &KernelConfig) -> KernelChoice {
-    KernelChoice::Id(config.id)
 }

@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use flashattn::{AttentionParams, DType};
-use flashattn_fuzz::harness::{Case, Inputs, Layout, gpu_stream, named, run_case};
+use flashattn::{AttentionParams, DType, KernelChoice};
+use flashattn_fuzz::harness::{Case, Inputs, Layout, gpu_stream, run_case};
 
 const SEQ_PAIRS: &[(usize, usize)] = &[
     (1, 1),
@@ -127,7 +127,7 @@ fn every_config_on_awkward_shapes() {
                 heads_q: 4,
                 heads_kv: 2,
                 causal,
-                kernel: named(config),
+                kernel: KernelChoice::Id(config.id),
                 ..AttentionParams::new(2, sq, sk, 4, config.head_dim)
             };
             let case = Case {

@@ -9,6 +9,7 @@ use cudarc::driver::sys::{
 };
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream};
 use flashattn::{AttentionParams, DType, KernelChoice, KernelConfig, Strides, Tensor, TensorMut};
+use flashattn_fuzz::harness::TestElement;
 use half::{bf16, f16};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -147,7 +148,7 @@ impl Gpu {
         })
     }
 
-    fn alloc_sets<T: flashattn::Element + FromF32 + cudarc::driver::ValidAsZeroBits>(
+    fn alloc_sets<T: TestElement>(
         &self,
         sets: usize,
         q_len: usize,
@@ -158,7 +159,7 @@ impl Gpu {
             .map(|_| {
                 let mut rand_buf = |n: usize| -> Result<CudaSlice<T>, flashattn::Error> {
                     let host: Vec<T> = (0..n)
-                        .map(|_| T::from_f32(rng.random_range(-2.0f32..2.0)))
+                        .map(|_| T::from_f64(rng.random_range(-2.0f32..2.0) as f64))
                         .collect();
                     Ok(self.stream.clone_htod(&host)?)
                 };
@@ -302,11 +303,6 @@ impl Workload {
             ),
         }
     }
-
-    /// Number of rotating input sets (1 unless built for cold-L2 timing).
-    pub fn sets(&self) -> usize {
-        self.sets
-    }
 }
 
 fn timing_event(
@@ -346,20 +342,4 @@ pub fn configs_for(shape: &Shape) -> Vec<&'static KernelConfig> {
         .iter()
         .filter(|c| c.dtype == dtype && c.head_dim == shape.head_dim)
         .collect()
-}
-
-/// Conversion from random f32 values.
-pub trait FromF32 {
-    /// Round to this type.
-    fn from_f32(x: f32) -> Self;
-}
-impl FromF32 for f16 {
-    fn from_f32(x: f32) -> Self {
-        f16::from_f32(x)
-    }
-}
-impl FromF32 for bf16 {
-    fn from_f32(x: f32) -> Self {
-        bf16::from_f32(x)
-    }
 }

@@ -5,7 +5,7 @@ use std::ffi::CStr;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use flashattn_sys as sys;
 
-use crate::config::{KernelConfig, candidates, kernel_configs};
+use crate::config::{KernelConfig, candidates};
 use crate::error::{Error, Result};
 use crate::problem::{
     AttentionParams, KernelChoice, RawForward, RawLse, RawTensor, Strides, validate,
@@ -185,14 +185,12 @@ fn choose_config(
 ) -> Result<&'static KernelConfig> {
     let runnable = |c: &&KernelConfig| c.min_compute_capability <= cc;
     match &params.kernel {
-        KernelChoice::Id(id) => kernel_configs()
-            .iter()
-            .find(|c| c.id == *id && c.dtype == dtype && c.head_dim == params.head_dim)
+        KernelChoice::Id(id) => candidates(dtype, params.head_dim)
+            .find(|c| c.id == *id)
             .filter(runnable)
             .ok_or_else(|| Error::UnknownConfig(format!("id {id}"))),
-        KernelChoice::Named(name) => kernel_configs()
-            .iter()
-            .find(|c| c.name == name && c.dtype == dtype && c.head_dim == params.head_dim)
+        KernelChoice::Named(name) => candidates(dtype, params.head_dim)
+            .find(|c| c.name == name)
             .filter(runnable)
             .ok_or_else(|| Error::UnknownConfig(name.clone())),
         KernelChoice::Auto => {
