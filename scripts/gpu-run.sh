@@ -66,6 +66,8 @@ for step in $steps; do
       note "gate one-warp build: exit $? ($(tail -1 "$out/gate-slow.txt"))" ;;
     bench)
       if [ -x "$bin/flashattn-bench" ]; then
+        # A table the tune step just wrote takes effect without a rebuild (FLASHATTN_DISPATCH).
+        if [ -s "$out/dispatch.tsv" ]; then export FLASHATTN_DISPATCH="$out/dispatch.tsv"; note "bench: using the tuned $out/dispatch.tsv"; fi
         "$bin/flashattn-bench" ${BENCH_ARGS:-run --suite seed,long} --out "$final/bench.json" > "$out/bench.log" 2>&1
         note "bench: rc=$?"; tail -40 "$out/bench.log" | tee -a "$summary"
       fi ;;

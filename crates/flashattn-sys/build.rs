@@ -26,6 +26,8 @@ struct Tile {
     block_n: u32,
     warps: u32,
     stages: u32,
+    /// Warp groups that split the key range inside the CTA (1: none).
+    kv_splits: u32,
     /// The configuration used when the caller names none (one per head dim).
     is_default: bool,
 }
@@ -44,7 +46,23 @@ const fn tile(
         block_n,
         warps,
         stages,
+        kv_splits: 1,
         is_default,
+    }
+}
+
+/// A tile whose `kv_splits` warp groups each take every `kv_splits`-th key tile.
+const fn split_tile(
+    head_dim: u32,
+    block_m: u32,
+    block_n: u32,
+    warps: u32,
+    stages: u32,
+    kv_splits: u32,
+) -> Tile {
+    Tile {
+        kv_splits,
+        ..tile(head_dim, block_m, block_n, warps, stages, false)
     }
 }
 
@@ -56,6 +74,10 @@ const fn tile(
 /// - 8-warp 128-row tiles trade shared-memory bandwidth for half the registers per thread.
 /// - 2-stage K/V ring: the next tile's copy overlaps all of this tile's math; 1 stage is the
 ///   split schedule (V under Q.K^T, next K under softmax and P.V) for when smem is tight.
+/// - Split-KV tiles (`kv` suffix) put 2-4 warp groups on one Q tile, each walking its share
+///   of the keys: for short sequences (S=512 at small batch x heads) the plain tiles leave
+///   most SMs or most warp slots idle, and these finish the key loop in 1/kv of the steps
+///   with no second launch and no global workspace.
 /// - The one-warp d64 tile is deliberately slow: the benchmark gate's negative control.
 const SM80_TILES: &[Tile] = &[
     tile(32, 128, 64, 4, 2, true),
@@ -68,6 +90,11 @@ const SM80_TILES: &[Tile] = &[
     tile(64, 64, 128, 4, 2, false),
     tile(64, 64, 128, 4, 1, false),
     tile(64, 16, 64, 1, 2, false),
+    split_tile(64, 16, 64, 4, 2, 4),
+    split_tile(64, 32, 64, 8, 1, 4),
+    split_tile(64, 32, 64, 8, 2, 4),
+    split_tile(64, 64, 64, 8, 2, 2),
+    split_tile(64, 64, 64, 16, 1, 4),
     tile(96, 128, 64, 4, 2, true),
     tile(96, 64, 64, 4, 2, false),
     // 128-row 4-warp tiles sit at the 255-register edge for d128 (ptxas spills ~90 bytes);
@@ -78,6 +105,8 @@ const SM80_TILES: &[Tile] = &[
     tile(128, 128, 32, 4, 1, false),
     tile(128, 64, 64, 4, 2, false),
     tile(128, 64, 128, 4, 2, false),
+    split_tile(128, 32, 64, 8, 1, 4),
+    split_tile(128, 64, 64, 8, 1, 2),
     tile(256, 64, 64, 4, 1, true),
     tile(256, 64, 64, 4, 2, false),
     tile(256, 64, 32, 4, 2, false),
@@ -158,12 +187,18 @@ fn main() {
         build.flag("-Xptxas=-v");
     }
     build.flag("-Xptxas=-warn-spills");
-    build.file(cuda_src.join("api/flashattn_api.cu"));
-    for f in &kernel_files {
-        build.file(f);
-    }
-    if let Err(e) = build.try_compile("flashattn_kernels") {
-        fail(&format!("nvcc failed to compile the kernels: {e}"));
+
+    // One nvcc invocation per source file, each its own single-file `cc::Build`: cc compiles a
+    // build with several .cu files as relocatable device code (`--device-c` + device link),
+    // which cost registers and spills (docs/build.md). Whole-program objects need no device
+    // link, so the archive is made from the objects alone.
+    let mut sources = vec![cuda_src.join("api/flashattn_api.cu")];
+    sources.extend(kernel_files);
+    let objects = compile_concurrently(&build, &sources);
+    let mut archive = build.clone();
+    archive.objects(&objects);
+    if let Err(e) = archive.try_compile("flashattn_kernels") {
+        fail(&format!("could not archive the kernels: {e}"));
     }
 
     println!(
@@ -194,6 +229,50 @@ fn main() {
         .generate()
         .unwrap_or_else(|e| fail(&format!("bindgen could not parse flashattn.h ({e}); it needs libclang (Debian: apt-get install libclang-dev)")));
     bindings.write_to_file(out_dir.join("bindings.rs")).unwrap();
+}
+
+/// Compile each source with its own copy of `base`, at most `NUM_JOBS` (cargo's -j) nvcc
+/// processes at a time: a kernel file takes 1-2 GB of memory in nvcc.
+fn compile_concurrently(base: &cc::Build, sources: &[PathBuf]) -> Vec<PathBuf> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let jobs = env::var("NUM_JOBS")
+        .ok()
+        .and_then(|j| j.parse::<usize>().ok())
+        .unwrap_or(1)
+        .clamp(1, sources.len().max(1));
+    let next = AtomicUsize::new(0);
+    let results: Vec<Vec<(usize, Result<Vec<PathBuf>, cc::Error>)>> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(src) = sources.get(i) else { break };
+                        let mut one = base.clone();
+                        one.file(src);
+                        done.push((i, one.try_compile_intermediates()));
+                    }
+                    done
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    let mut by_source: Vec<(usize, Result<Vec<PathBuf>, cc::Error>)> =
+        results.into_iter().flatten().collect();
+    by_source.sort_by_key(|(i, _)| *i);
+    let mut objects = Vec::new();
+    for (i, result) in by_source {
+        match result {
+            Ok(objs) => objects.extend(objs),
+            Err(e) => fail(&format!(
+                "nvcc failed to compile {}: {e}",
+                sources[i].display()
+            )),
+        }
+    }
+    objects
 }
 
 /// Stop the build with one sentence (cargo shows it without a backtrace).
@@ -343,23 +422,29 @@ fn generate_sources(gen_dir: &Path, head_dims: &[u32], dtypes: &[&Dtype]) -> Vec
             );
             for t in SM80_TILES.iter().filter(|t| t.head_dim == hd) {
                 let traits = format!(
-                    "FwdTraits<{}, {hd}, {}, {}, {}, {}>",
-                    dtype.c_type, t.block_m, t.block_n, t.warps, t.stages
+                    "FwdTraits<{}, {hd}, {}, {}, {}, {}, {}>",
+                    dtype.c_type, t.block_m, t.block_n, t.warps, t.stages, t.kv_splits
                 );
                 writeln!(unit, "template FlashAttnStatus launch_fwd<{traits}>(FlashAttnFwdParams *, cudaStream_t);").unwrap();
+                let split = if t.kv_splits > 1 {
+                    format!("kv{}", t.kv_splits)
+                } else {
+                    String::new()
+                };
                 let name = format!(
-                    "sm80_{}_d{hd}_m{}n{}w{}s{}",
+                    "sm80_{}_d{hd}_m{}n{}w{}s{}{split}",
                     dtype.name, t.block_m, t.block_n, t.warps, t.stages
                 );
                 writeln!(
                     registry,
-                    "FLASHATTN_SM80_CONFIG({id}, {}, {}, {hd}, {}, {}, {}, {}, \"{name}\", {})",
+                    "FLASHATTN_SM80_CONFIG({id}, {}, {}, {hd}, {}, {}, {}, {}, {}, \"{name}\", {})",
                     dtype.c_enum,
                     dtype.c_type,
                     t.block_m,
                     t.block_n,
                     t.warps,
                     t.stages,
+                    t.kv_splits,
                     t.is_default
                 )
                 .unwrap();

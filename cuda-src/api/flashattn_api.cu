@@ -22,12 +22,15 @@ struct ConfigEntry {
 
 // Rows come from the table in crates/flashattn-sys/build.rs, filtered by the build's
 // FLASHATTN_HEAD_DIMS / FLASHATTN_DTYPES, one FLASHATTN_SM80_CONFIG(...) per line.
-#define FLASHATTN_SM80_CONFIG(id, dtype, element, head_dim, block_m, block_n, warps, stages, name, is_default) \
-    ConfigEntry{{id, dtype, head_dim, block_m, block_n, warps, stages, 80,                                    \
-                 flashattn::sm80::FwdTraits<element, head_dim, block_m, block_n, warps, stages>::kSmemBytes,    \
-                 name},                                                                                        \
-                &flashattn::sm80::launch_fwd<                                                                  \
-                    flashattn::sm80::FwdTraits<element, head_dim, block_m, block_n, warps, stages>>,           \
+#define FLASHATTN_SM80_TRAITS(element, head_dim, block_m, block_n, warps, stages, kv_splits) \
+    flashattn::sm80::FwdTraits<element, head_dim, block_m, block_n, warps, stages, kv_splits>
+#define FLASHATTN_SM80_CONFIG(id, dtype, element, head_dim, block_m, block_n, warps, stages, kv_splits, name,  \
+                              is_default)                                                                   \
+    ConfigEntry{{id, dtype, head_dim, block_m, block_n, warps, stages, kv_splits, 80,                         \
+                 FLASHATTN_SM80_TRAITS(element, head_dim, block_m, block_n, warps, stages, kv_splits)::kSmemBytes, \
+                 name},                                                                                      \
+                &flashattn::sm80::launch_fwd<                                                                \
+                    FLASHATTN_SM80_TRAITS(element, head_dim, block_m, block_n, warps, stages, kv_splits)>,     \
                 is_default},
 
 const ConfigEntry kConfigs[] = {

@@ -15,7 +15,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct below changes layout; the Rust side checks it at run time. */
-#define FLASHATTN_ABI_VERSION 1
+#define FLASHATTN_ABI_VERSION 2
 
 typedef enum FlashAttnDtype {
     FLASHATTN_DTYPE_F16 = 0,
@@ -80,11 +80,13 @@ typedef struct FlashAttnConfig {
     int32_t head_dim;
     int32_t block_m;  /* query rows per CTA */
     int32_t block_n;  /* keys per inner iteration */
-    int32_t warps;    /* warps per CTA; each owns block_m / warps query rows */
-    int32_t stages;   /* K/V shared-memory buffers */
+    int32_t warps;     /* warps per CTA, all KV groups together */
+    int32_t stages;    /* K/V shared-memory buffers per KV group */
+    int32_t kv_splits; /* warp groups that split the key range inside the CTA (1: no split);
+                          each warp owns block_m * kv_splits / warps query rows */
     int32_t min_compute_capability;
     int32_t smem_bytes;
-    const char *name; /* stable, e.g. "sm80_bf16_d128_m128n64w4s1" */
+    const char *name; /* stable, e.g. "sm80_bf16_d128_m128n64w4s1", "sm80_f16_d64_m32n64w8s2kv4" */
 } FlashAttnConfig;
 
 int32_t flashattn_abi_version(void);

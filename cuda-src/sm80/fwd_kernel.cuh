@@ -12,20 +12,31 @@
 namespace flashattn::sm80 {
 
 // Copy rows [0, rows) of a [kRows, head_dim] tile from global memory (row stride in elements)
-// into swizzled shared memory; rows >= valid_rows are zero-filled without being read.
-template <typename Traits, int kRows>
+// into swizzled shared memory with kLoaders threads (this one is `tid`); rows >= valid_rows are
+// zero-filled without being read.
+template <typename Traits, int kRows, int kLoaders>
 __device__ __forceinline__ void load_tile(typename Traits::Element *tile, const typename Traits::Element *src,
-                                          int64_t row_stride, int valid_rows) {
+                                          int64_t row_stride, int valid_rows, int tid) {
     constexpr int kChunks = kRows * Traits::kChunksPerRow;
     const uint32_t base = smem_addr(tile);
 #pragma unroll
-    for (int i = threadIdx.x; i < kChunks; i += Traits::kThreads) {
+    for (int i = tid; i < kChunks; i += kLoaders) {
         const int row = i / Traits::kChunksPerRow;
         const int chunk = i % Traits::kChunksPerRow;
         const bool valid = row < valid_rows;
         // An invalid row still needs a legal address operand; row 0 of the tile always exists.
         const auto *g = src + (valid ? row * row_stride : 0) + chunk * 8;
         cp_async_16(base + swizzle<Traits::kChunksPerRow>(row, chunk) * 2, g, valid);
+    }
+}
+
+// Synchronise the threads that share one warp group's K/V buffers.
+template <typename Traits>
+__device__ __forceinline__ void group_sync(int group) {
+    if constexpr (Traits::kKVSplits == 1) {
+        __syncthreads();
+    } else {
+        named_barrier_sync(group + 1, Traits::kGroupThreads);
     }
 }
 
@@ -47,6 +58,7 @@ __global__ void __launch_bounds__(Traits::kThreads) fwd_kernel(const FlashAttnFw
     constexpr int kDTiles = Traits::kDTiles;
     constexpr int kCPR = Traits::kChunksPerRow;
     constexpr int kStages = Traits::kStages;
+    constexpr int kSplits = Traits::kKVSplits;
 
     extern __shared__ __align__(128) unsigned char smem_raw[];
     auto &smem = *reinterpret_cast<typename Traits::SharedStorage *>(smem_raw);
@@ -59,6 +71,8 @@ __global__ void __launch_bounds__(Traits::kThreads) fwd_kernel(const FlashAttnFw
     const int kv_head = head / (p.heads_q / p.heads_kv);
     const int warp = threadIdx.x / 32;
     const int lane = threadIdx.x % 32;
+    const int group = warp / Traits::kGroupWarps;  // KV split this warp works on
+    const int group_tid = threadIdx.x % Traits::kGroupThreads;
     const int g = lane / 4;  // fragment row within an 8-row group
     const int t = lane % 4;  // fragment column pair
 
@@ -90,26 +104,41 @@ __global__ void __launch_bounds__(Traits::kThreads) fwd_kernel(const FlashAttnFw
         return;
     }
     const int n_blocks = (key_end + kBlockN - 1) / kBlockN;
+    // This group takes every kSplits-th key tile: local iteration i is global iteration
+    // group + i * kSplits. Groups differ by at most one iteration; a group may have none.
+    const int group_iters = n_blocks > group ? (n_blocks - group + kSplits - 1) / kSplits : 0;
+    auto n_block_of = [&](int i) { return n_blocks - 1 - (group + i * kSplits); };
 
     // K/V tiles are walked from the last one down, so the tiles that need the causal or
     // sequence-end mask come first and the steady state runs mask-free.
     auto load_kv = [&](int n_block, int stage, bool with_k, bool with_v) {
         const int key0 = n_block * kBlockN;
-        if (with_k) load_tile<Traits, kBlockN>(smem.k[stage], k_ptr + key0 * p.k_row_stride, p.k_row_stride, p.seqlen_k - key0);
-        if (with_v) load_tile<Traits, kBlockN>(smem.v[stage], v_ptr + key0 * p.v_row_stride, p.v_row_stride, p.seqlen_k - key0);
+        if (with_k)
+            load_tile<Traits, kBlockN, Traits::kGroupThreads>(smem.k_tile(group, stage), k_ptr + key0 * p.k_row_stride,
+                                                              p.k_row_stride, p.seqlen_k - key0, group_tid);
+        if (with_v)
+            load_tile<Traits, kBlockN, Traits::kGroupThreads>(smem.v_tile(group, stage), v_ptr + key0 * p.v_row_stride,
+                                                              p.v_row_stride, p.seqlen_k - key0, group_tid);
     };
 
-    load_tile<Traits, kBlockM>(smem.q, q_ptr, p.q_row_stride, rows_here);
+    load_tile<Traits, kBlockM, Traits::kThreads>(smem.q, q_ptr, p.q_row_stride, rows_here, threadIdx.x);
+    // With one group, Q rides in the first K/V commit group; with several, every group reads Q
+    // rows other groups copied, so Q gets its own group and a CTA-wide barrier below.
+    if constexpr (kSplits > 1) cp_async_commit();
     if constexpr (kStages == 1) {
-        load_kv(n_blocks - 1, 0, true, false);
+        if (group_iters > 0) load_kv(n_block_of(0), 0, true, false);
         cp_async_commit();
     } else {
         // Fill all but one buffer; one commit group per stage keeps wait_group counting exact.
 #pragma unroll
         for (int s = 0; s < kStages - 1; ++s) {
-            if (n_blocks - 1 - s >= 0) load_kv(n_blocks - 1 - s, s, true, true);
+            if (s < group_iters) load_kv(n_block_of(s), s, true, true);
             cp_async_commit();
         }
+    }
+    if constexpr (kSplits > 1) {
+        cp_async_wait<kStages == 1 ? 1 : kStages - 1>();
+        __syncthreads();  // Q landed for every group
     }
 
     const float scale_log2 = p.softmax_scale * 1.4426950408889634f;  // log2(e)
@@ -126,24 +155,24 @@ __global__ void __launch_bounds__(Traits::kThreads) fwd_kernel(const FlashAttnFw
     }
 
     const uint32_t q_base = smem_addr(smem.q);
-    const int warp_row0 = warp * Traits::kRowsPerWarp;
+    const int warp_row0 = (warp % Traits::kGroupWarps) * Traits::kRowsPerWarp;
 
-    for (int iter = 0; iter < n_blocks; ++iter) {
-        const int n_block = n_blocks - 1 - iter;
+    for (int iter = 0; iter < group_iters; ++iter) {
+        const int n_block = n_block_of(iter);
         const int stage = kStages == 1 ? 0 : iter % kStages;
 
         if constexpr (kStages == 1) {
             // Split schedule (one K and one V buffer): V_j streams in under Q.K_j^T, and
             // K_{j-1} under softmax and P.V_j.
             cp_async_wait<0>();
-            __syncthreads();  // K_j landed; every warp has finished reading V_{j+1}
+            group_sync<Traits>(group);  // K_j landed; every warp has finished reading V_{j+1}
             load_kv(n_block, 0, false, true);
             cp_async_commit();
         } else {
             cp_async_wait<kStages - 2>();
-            __syncthreads();  // stage `stage` landed; every warp is done with the stage refilled next
-            const int ahead = n_block - (kStages - 1);
-            if (ahead >= 0) load_kv(ahead, (iter + kStages - 1) % kStages, true, true);
+            group_sync<Traits>(group);  // stage landed; every warp is done with the stage refilled next
+            const int ahead = iter + kStages - 1;
+            if (ahead < group_iters) load_kv(n_block_of(ahead), ahead % kStages, true, true);
             cp_async_commit();
         }
 
@@ -156,7 +185,7 @@ __global__ void __launch_bounds__(Traits::kThreads) fwd_kernel(const FlashAttnFw
 #pragma unroll
                 for (int i = 0; i < 4; ++i) acc_s[mt][nt][i] = 0.f;
 
-        const uint32_t k_base = smem_addr(smem.k[stage]);
+        const uint32_t k_base = smem_addr(smem.k_tile(group, stage));
 #pragma unroll
         for (int ks = 0; ks < Traits::kQKSteps; ++ks) {
             uint32_t a[kMTiles][4];
@@ -198,8 +227,8 @@ __global__ void __launch_bounds__(Traits::kThreads) fwd_kernel(const FlashAttnFw
 
         if constexpr (kStages == 1) {
             cp_async_wait<0>();
-            __syncthreads();  // V_j landed; every warp is done reading K_j
-            if (n_block > 0) load_kv(n_block - 1, 0, true, false);
+            group_sync<Traits>(group);  // V_j landed; every warp is done reading K_j
+            if (iter + 1 < group_iters) load_kv(n_block_of(iter + 1), 0, true, false);
             cp_async_commit();
         }
 
@@ -242,7 +271,7 @@ __global__ void __launch_bounds__(Traits::kThreads) fwd_kernel(const FlashAttnFw
 
         // O += P V. The accumulator layout of two adjacent n8 tiles of S, packed to 16 bits, is
         // exactly the A fragment of one k16 step, so P never touches shared memory.
-        const uint32_t v_base = smem_addr(smem.v[stage]);
+        const uint32_t v_base = smem_addr(smem.v_tile(group, stage));
 #pragma unroll
         for (int kk = 0; kk < Traits::kPVSteps; ++kk) {
             uint32_t a[kMTiles][4];
@@ -267,27 +296,96 @@ __global__ void __launch_bounds__(Traits::kThreads) fwd_kernel(const FlashAttnFw
         }
     }
 
-    // Epilogue: finish the row sums across the quad, normalise, and stage O through the Q
-    // buffer so global stores are whole 16-byte chunks.
+    // Epilogue: finish the row sums across the quad, merge the KV groups, normalise, and stage
+    // O through the Q buffer so global stores are whole 16-byte chunks.
     cp_async_wait<0>();
     __syncthreads();  // every warp is done with Q and with the last K/V stage
-    Element *o_tile = smem.q;
 #pragma unroll
-    for (int mt = 0; mt < kMTiles; ++mt) {
+    for (int mt = 0; mt < kMTiles; ++mt)
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-            float sum = rs.sum[mt][r];
-            sum += __shfl_xor_sync(0xffffffff, sum, 1);
-            sum += __shfl_xor_sync(0xffffffff, sum, 2);
-            // sum == 0 only for a row that saw no key: O = 0, LSE = -inf.
-            const float inv = sum > 0.f ? 1.f / sum : 0.f;
-            const int local_row = warp_row0 + mt * 16 + g + r * 8;
-            if (lse_ptr && t == 0 && local_row < rows_here)
-                lse_ptr[local_row] = sum > 0.f ? rs.max[mt][r] * p.softmax_scale + logf(sum) : -CUDART_INF_F;
+            rs.sum[mt][r] += __shfl_xor_sync(0xffffffff, rs.sum[mt][r], 1);
+            rs.sum[mt][r] += __shfl_xor_sync(0xffffffff, rs.sum[mt][r], 2);
+        }
+
+    if constexpr (kSplits > 1) {
+        // Thread (group s, warp w, lane l) holds the same rows and columns for every s, so the
+        // merge is element-wise: group 0 folds in groups 1.. through shared memory.
 #pragma unroll
-            for (int dt = 0; dt < kDTiles; ++dt) {
-                const uint32_t packed = MmaT::pack(acc_o[mt][dt][2 * r] * inv, acc_o[mt][dt][2 * r + 1] * inv);
-                *reinterpret_cast<uint32_t *>(o_tile + swizzle<kCPR>(local_row, dt) + 2 * t) = packed;
+        for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const int local_row = warp_row0 + mt * 16 + g + r * 8;
+                if (t == 0) {
+                    smem.group_max[group * kBlockM + local_row] = rs.max[mt][r];
+                    smem.group_sum[group * kBlockM + local_row] = rs.sum[mt][r];
+                }
+                if (group > 0) {
+                    float *part = smem.partial_o(group) + local_row * Traits::kPartialStride + 2 * t;
+#pragma unroll
+                    for (int dt = 0; dt < kDTiles; ++dt)
+                        *reinterpret_cast<float2 *>(part + dt * 8) =
+                            make_float2(acc_o[mt][dt][2 * r], acc_o[mt][dt][2 * r + 1]);
+                }
+            }
+        __syncthreads();
+        if (group == 0) {
+#pragma unroll
+            for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+                for (int r = 0; r < 2; ++r) {
+                    const int local_row = warp_row0 + mt * 16 + g + r * 8;
+                    float m_all = -CUDART_INF_F;
+#pragma unroll
+                    for (int s = 0; s < kSplits; ++s) m_all = fmaxf(m_all, smem.group_max[s * kBlockM + local_row]);
+                    // Same rounding as the in-loop rescale: the group holding the max gets
+                    // weight exp2(0) = 1 exactly; a group that saw no key gets exp2(-inf) = 0.
+                    const float m_use = m_all == -CUDART_INF_F ? 0.f : __fmul_rn(m_all, scale_log2);
+                    float w[kSplits];
+                    float total = 0.f;
+#pragma unroll
+                    for (int s = 0; s < kSplits; ++s) {
+                        w[s] = fast_exp2(__fmul_rn(smem.group_max[s * kBlockM + local_row], scale_log2) - m_use);
+                        total += w[s] * smem.group_sum[s * kBlockM + local_row];
+                    }
+#pragma unroll
+                    for (int dt = 0; dt < kDTiles; ++dt) {
+                        acc_o[mt][dt][2 * r] *= w[0];
+                        acc_o[mt][dt][2 * r + 1] *= w[0];
+                    }
+#pragma unroll
+                    for (int s = 1; s < kSplits; ++s) {
+                        const float *part = smem.partial_o(s) + local_row * Traits::kPartialStride + 2 * t;
+#pragma unroll
+                        for (int dt = 0; dt < kDTiles; ++dt) {
+                            const float2 o = *reinterpret_cast<const float2 *>(part + dt * 8);
+                            acc_o[mt][dt][2 * r] += w[s] * o.x;
+                            acc_o[mt][dt][2 * r + 1] += w[s] * o.y;
+                        }
+                    }
+                    rs.max[mt][r] = m_all;
+                    rs.sum[mt][r] = total;
+                }
+        }
+    }
+
+    if (kSplits == 1 || group == 0) {
+        Element *o_tile = smem.q;
+#pragma unroll
+        for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const float sum = rs.sum[mt][r];
+                // sum == 0 only for a row that saw no key: O = 0, LSE = -inf.
+                const float inv = sum > 0.f ? 1.f / sum : 0.f;
+                const int local_row = warp_row0 + mt * 16 + g + r * 8;
+                if (lse_ptr && t == 0 && local_row < rows_here)
+                    lse_ptr[local_row] = sum > 0.f ? rs.max[mt][r] * p.softmax_scale + logf(sum) : -CUDART_INF_F;
+#pragma unroll
+                for (int dt = 0; dt < kDTiles; ++dt) {
+                    const uint32_t packed = MmaT::pack(acc_o[mt][dt][2 * r] * inv, acc_o[mt][dt][2 * r + 1] * inv);
+                    *reinterpret_cast<uint32_t *>(o_tile + swizzle<kCPR>(local_row, dt) + 2 * t) = packed;
+                }
             }
         }
     }
@@ -295,7 +393,7 @@ __global__ void __launch_bounds__(Traits::kThreads) fwd_kernel(const FlashAttnFw
     for (int i = threadIdx.x; i < rows_here * kCPR; i += Traits::kThreads) {
         const int row = i / kCPR, chunk = i % kCPR;
         *reinterpret_cast<uint4 *>(o_ptr + row * p.o_row_stride + chunk * 8) =
-            *reinterpret_cast<const uint4 *>(o_tile + swizzle<kCPR>(row, chunk));
+            *reinterpret_cast<const uint4 *>(smem.q + swizzle<kCPR>(row, chunk));
     }
 }
 

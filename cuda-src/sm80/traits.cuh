@@ -10,19 +10,27 @@
 
 namespace flashattn::sm80 {
 
-template <typename Element_, int kHeadDim_, int kBlockM_, int kBlockN_, int kWarps_, int kStages_>
+template <typename Element_, int kHeadDim_, int kBlockM_, int kBlockN_, int kWarps_, int kStages_, int kKVSplits_ = 1>
 struct FwdTraits {
     using Element = Element_;
     static constexpr int kHeadDim = kHeadDim_;
     static constexpr int kBlockM = kBlockM_;  // query rows per CTA
     static constexpr int kBlockN = kBlockN_;  // keys per iteration
-    static constexpr int kWarps = kWarps_;
-    static constexpr int kStages = kStages_;
+    static constexpr int kWarps = kWarps_;    // warps per CTA, all groups together
+    static constexpr int kStages = kStages_;  // K/V buffers per warp group
     static constexpr int kThreads = kWarps * 32;
 
-    // Split-Q: each warp owns whole 16-row slices of the Q tile and the full key tile, so the
-    // softmax row statistics never leave the warp.
-    static constexpr int kRowsPerWarp = kBlockM / kWarps;
+    // Split-KV inside the CTA: kKVSplits warp groups share the Q tile, each walks every
+    // kKVSplits-th key tile with its own K/V buffers and softmax state, and the groups merge
+    // their partial results through shared memory at the end. Short sequences get more warps
+    // working at once without a second launch or a global workspace.
+    static constexpr int kKVSplits = kKVSplits_;
+    static constexpr int kGroupWarps = kWarps / kKVSplits;
+    static constexpr int kGroupThreads = kGroupWarps * 32;
+
+    // Split-Q inside a group: each warp owns whole 16-row slices of the Q tile and the full key
+    // tile, so the softmax row statistics never leave the warp.
+    static constexpr int kRowsPerWarp = kBlockM / kGroupWarps;
     static constexpr int kMTiles = kRowsPerWarp / 16;  // m16 slices per warp
     static constexpr int kNTiles = kBlockN / 8;        // n8 column tiles of S
     static constexpr int kDTiles = kHeadDim / 8;       // n8 column tiles of O
@@ -30,16 +38,37 @@ struct FwdTraits {
     static constexpr int kPVSteps = kBlockN / 16;      // k16 steps of P.V
     static constexpr int kChunksPerRow = kHeadDim / 8; // 16-byte chunks per smem row
 
-    static_assert(kBlockM % (16 * kWarps) == 0, "every warp must own whole 16-row slices of the Q tile");
+    static_assert(kKVSplits >= 1 && kWarps % kKVSplits == 0, "warps divide evenly into KV groups");
+    static_assert(kBlockM % (16 * kGroupWarps) == 0, "every warp must own whole 16-row slices of the Q tile");
     static_assert(kBlockN % 16 == 0, "P.V consumes keys in k16 steps and K is loaded two n8 tiles at a time");
     static_assert(kHeadDim % 32 == 0, "the swizzle needs head_dim to be a multiple of 32");
     static_assert(kStages >= 1 && kStages <= 3, "K/V pipeline depth is 1 (split schedule) to 3 buffers");
+    static_assert(kKVSplits <= 15, "one named barrier per group, ids 1..15");
+
+    static constexpr int kTileElems = kBlockN * kHeadDim;
+    static constexpr int kKVBytes = kKVSplits * kStages * 2 * kTileElems * static_cast<int>(sizeof(Element));
+    // Partial O of groups 1.. in fp32, rows padded by 8 floats so a quad's float2 stores of
+    // eight rows fall on distinct banks.
+    static constexpr int kPartialStride = kHeadDim + 8;
+    static constexpr int kPartialBytes = (kKVSplits - 1) * kBlockM * kPartialStride * 4;
+    static constexpr int kKVOrPartialBytes = kKVBytes > kPartialBytes ? kKVBytes : kPartialBytes;
 
     struct SharedStorage {
         // Q tile; reused for the O tile in the epilogue.
         alignas(128) Element q[kBlockM * kHeadDim];
-        alignas(128) Element k[kStages][kBlockN * kHeadDim];
-        alignas(128) Element v[kStages][kBlockN * kHeadDim];
+        // [group][stage] {K tile, V tile} while the key loop runs; the groups' partial O after.
+        alignas(128) unsigned char kv_or_partial[kKVOrPartialBytes];
+        // Per-group row max (raw score units) and row sum, for merging the groups.
+        float group_max[kKVSplits > 1 ? kKVSplits * kBlockM : 1];
+        float group_sum[kKVSplits > 1 ? kKVSplits * kBlockM : 1];
+
+        __device__ Element *k_tile(int group, int stage) {
+            return reinterpret_cast<Element *>(kv_or_partial) + (group * kStages + stage) * 2 * kTileElems;
+        }
+        __device__ Element *v_tile(int group, int stage) { return k_tile(group, stage) + kTileElems; }
+        __device__ float *partial_o(int group) {
+            return reinterpret_cast<float *>(kv_or_partial) + (group - 1) * kBlockM * kPartialStride;
+        }
     };
     static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage));
     static_assert(kSmemBytes <= 227 * 1024, "tile does not fit in shared memory on any supported GPU");

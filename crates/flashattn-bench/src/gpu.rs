@@ -97,13 +97,17 @@ impl Gpu {
         let run = || -> Result<Vec<BenchResult>, flashattn::Error> {
             let cold = proto.modes.iter().any(|m| m == MODE_COLD);
             let mut w = self.workload(shape, choice.clone(), cold)?;
+            // Which compiled configuration the choice resolved to (auto: table or rule).
+            let config = w.launch(&self.stream, 0)?.config.name;
             proto
                 .modes
                 .iter()
                 .map(|mode| {
                     let samples =
                         self.time(&mut w, mode, proto.iters, proto.warmup, proto.graph_calls)?;
-                    Ok(BenchResult::new(suite, shape.clone(), label, mode, samples))
+                    let mut r = BenchResult::new(suite, shape.clone(), label, mode, samples);
+                    r.config = Some(config.to_string());
+                    Ok(r)
                 })
                 .collect()
         };

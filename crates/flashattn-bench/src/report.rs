@@ -254,6 +254,9 @@ pub struct BenchResult {
     /// Why there are no samples (for example an unsupported shape).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Our kernels only: the compiled configuration that ran (what `auto` resolved to).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<String>,
 }
 
 impl BenchResult {
@@ -278,6 +281,7 @@ impl BenchResult {
             frac_peak_flops: None,
             frac_peak_bw: None,
             error: None,
+            config: None,
         }
     }
 

@@ -50,7 +50,8 @@ mod tests {
             let st = unsafe { flashattn_fwd_config(id, &mut c) };
             assert_eq!(st, FlashAttnStatus::FLASHATTN_STATUS_SUCCESS);
             assert_eq!(c.id, id);
-            assert_eq!(c.block_m % (16 * c.warps), 0);
+            assert_eq!(c.warps % c.kv_splits, 0);
+            assert_eq!(c.block_m % (16 * c.warps / c.kv_splits), 0);
             assert!(c.smem_bytes > 0 && c.smem_bytes <= 227 * 1024);
             let name = unsafe { std::ffi::CStr::from_ptr(c.name) }
                 .to_str()

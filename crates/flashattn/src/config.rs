@@ -18,10 +18,12 @@ pub struct KernelConfig {
     pub block_m: usize,
     /// Keys per inner iteration.
     pub block_n: usize,
-    /// Warps per CTA.
+    /// Warps per CTA, all KV groups together.
     pub warps: usize,
-    /// K/V shared-memory buffers.
+    /// K/V shared-memory buffers per KV group.
     pub stages: usize,
+    /// Warp groups that split the key range inside one CTA and merge at the end (1: none).
+    pub kv_splits: usize,
     /// Oldest compute capability it runs on (major * 10 + minor).
     pub min_compute_capability: u32,
     /// Dynamic shared memory per CTA.
@@ -53,6 +55,7 @@ pub fn kernel_configs() -> &'static [KernelConfig] {
                     block_n: c.block_n as usize,
                     warps: c.warps as usize,
                     stages: c.stages as usize,
+                    kv_splits: c.kv_splits as usize,
                     min_compute_capability: c.min_compute_capability as u32,
                     smem_bytes: c.smem_bytes as usize,
                     name,

@@ -6,6 +6,10 @@
 //! A call uses the entry of its GPU model, dtype, head dim and mask whose (seqlen_q, seqlen_k,
 //! batch x heads) is nearest on a log2 scale, if that is within a factor of 4 overall;
 //! otherwise the built-in rule decides.
+//!
+//! `FLASHATTN_DISPATCH=/path/table.tsv` adds a table read once at first use (for example one
+//! `flashattn-bench tune` just wrote); its entries are consulted before the embedded ones, so
+//! a fresh tuning run takes effect without a rebuild. An unreadable file adds nothing.
 
 use std::sync::OnceLock;
 
@@ -49,14 +53,20 @@ fn parse(line: &str) -> Option<Entry> {
     })
 }
 
-fn entries() -> &'static [Entry] {
-    static ENTRIES: OnceLock<Vec<Entry>> = OnceLock::new();
+/// The tables in lookup order: the `FLASHATTN_DISPATCH` file's entries, then the embedded ones.
+fn tables() -> &'static [Vec<Entry>; 2] {
+    static ENTRIES: OnceLock<[Vec<Entry>; 2]> = OnceLock::new();
     ENTRIES.get_or_init(|| {
-        TABLES
+        let from_env = std::env::var_os("FLASHATTN_DISPATCH")
+            .and_then(|path| std::fs::read_to_string(path).ok())
+            .map(|text| text.lines().filter_map(parse).collect())
+            .unwrap_or_default();
+        let embedded = TABLES
             .iter()
             .flat_map(|t| t.lines())
             .filter_map(parse)
-            .collect()
+            .collect();
+        [from_env, embedded]
     })
 }
 
@@ -70,26 +80,32 @@ pub(crate) fn tuned(
 ) -> Option<&'static KernelConfig> {
     let l2 = |a: f64, b: f64| (a / b).log2().abs();
     let bh = (p.batch * p.heads_q) as f64;
-    entries()
-        .iter()
-        .filter(|e| {
-            e.gpu == gpu && e.dtype == dtype && e.head_dim == p.head_dim && e.causal == p.causal
-        })
-        .map(|e| {
-            (
-                l2(p.seqlen_q as f64, e.seqlen_q)
-                    + l2(p.seqlen_k as f64, e.seqlen_k)
-                    + l2(bh, e.batch_heads),
-                e,
-            )
-        })
-        .filter(|(d, _)| *d <= 2.0)
-        .min_by(|a, b| a.0.total_cmp(&b.0))
-        .and_then(|(_, e)| {
-            kernel_configs()
-                .iter()
-                .find(|c| c.name == e.config && c.dtype == dtype && c.min_compute_capability <= cc)
-        })
+    let nearest = |entries: &'static [Entry]| {
+        entries
+            .iter()
+            .filter(|e| {
+                e.gpu == gpu
+                    && e.dtype == dtype
+                    && e.head_dim == p.head_dim
+                    && e.causal == p.causal
+            })
+            .map(|e| {
+                (
+                    l2(p.seqlen_q as f64, e.seqlen_q)
+                        + l2(p.seqlen_k as f64, e.seqlen_k)
+                        + l2(bh, e.batch_heads),
+                    e,
+                )
+            })
+            .filter(|(d, _)| *d <= 2.0)
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .and_then(|(_, e)| {
+                kernel_configs().iter().find(|c| {
+                    c.name == e.config && c.dtype == dtype && c.min_compute_capability <= cc
+                })
+            })
+    };
+    tables().iter().find_map(|t| nearest(t))
 }
 
 #[cfg(test)]

@@ -209,7 +209,10 @@ fn choose_config(
 /// The built-in rule: the largest query tile that still gives every SM work (about two CTAs
 /// per SM), because a half-empty GPU costs more than the smaller tile's extra K/V reads. Among
 /// tiles of that height, 4-warp two-stage tiles first (the configurations FlashAttention-2
-/// ships for these head dims). One-warp tiles are never chosen automatically.
+/// ships for these head dims). When no plain tile fills the GPU, the split-KV tiles count
+/// each warp group's key walk as a unit of parallel work and the one closest to two units per
+/// SM wins, taller tiles first (less K/V traffic per query row). One-warp tiles are never
+/// chosen automatically.
 pub(crate) fn auto_config(
     params: &AttentionParams,
     dtype: DType,
@@ -226,13 +229,31 @@ pub(crate) fn auto_config(
             .filter(runnable)
             .filter(move |c| c.warps > 1 || !multi_warp)
     };
+    let target = 2 * sm_count;
     let ctas =
         |c: &KernelConfig| params.seqlen_q.div_ceil(c.block_m) * params.batch * params.heads_q;
+    // A split only helps when each group gets at least one key tile of its own.
+    let key_tiles = |c: &KernelConfig| params.seqlen_k.div_ceil(c.block_n);
+    let units = |c: &KernelConfig| ctas(c) * c.kv_splits.min(key_tiles(c));
     let preference = |c: &KernelConfig| (c.warps == 4, c.stages == 2, c.block_n == 64);
-    let fills = pool()
-        .filter(|c| ctas(c) >= 2 * sm_count)
-        .max_by_key(|c| (c.block_m, preference(c)));
-    fills.or_else(|| pool().max_by_key(|c| (ctas(c), preference(c))))
+    let plain = || pool().filter(|c| c.kv_splits == 1);
+    if let Some(c) = plain()
+        .filter(|c| ctas(c) >= target)
+        .max_by_key(|c| (c.block_m, preference(c)))
+    {
+        return Some(c);
+    }
+    pool()
+        .filter(|c| c.kv_splits == 1 || c.kv_splits <= key_tiles(c))
+        .max_by_key(|c| {
+            (
+                units(c).min(target),
+                c.block_m,
+                c.kv_splits == 1,
+                c.stages == 2,
+                preference(c),
+            )
+        })
 }
 
 fn status_to_result(
@@ -293,21 +314,27 @@ mod tests {
                 let c = auto_config(&big, dtype, 90, 132).unwrap();
                 assert_eq!(c.block_m, tallest, "{dtype} d{d}: {}", c.name);
                 assert!(c.warps > 1);
-                // A tiny problem: the tile with the most CTAs, still never one warp.
+                // A tiny problem: at least the parallelism of the plain tile with the most CTAs,
+                // counting split-KV groups, and still never one warp.
                 let small = AttentionParams::new(1, 512, 512, 8, d);
                 let c = auto_config(&small, dtype, 90, 132).unwrap();
-                let most = candidates(dtype, d)
-                    .filter(|c| c.warps > 1)
-                    .map(|c| 512usize.div_ceil(c.block_m))
+                let units = |c: &KernelConfig| {
+                    512usize.div_ceil(c.block_m) * 8 * c.kv_splits.min(512usize.div_ceil(c.block_n))
+                };
+                let most_plain = candidates(dtype, d)
+                    .filter(|c| c.warps > 1 && c.kv_splits == 1)
+                    .map(|c| units(c))
                     .max()
                     .unwrap();
-                assert_eq!(
-                    512usize.div_ceil(c.block_m),
-                    most,
+                assert!(
+                    units(c) >= most_plain.min(264),
                     "{dtype} d{d}: {}",
                     c.name
                 );
                 assert!(c.warps > 1);
+                if candidates(dtype, d).any(|c| c.kv_splits > 1) {
+                    assert!(c.kv_splits > 1, "{dtype} d{d}: {}", c.name);
+                }
                 // Nothing runs below the configurations' minimum compute capability.
                 assert!(auto_config(&small, dtype, 75, 132).is_none());
             }

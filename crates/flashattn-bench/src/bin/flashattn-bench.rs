@@ -219,26 +219,48 @@ fn write_outputs(report: &Report, out: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The short table: per shape and mode, our p50 and the best SDPA backend's, and the ratio.
+/// The short table: per shape and mode, our p50 and the best SDPA backend's, the ratios to it
+/// and to the flash backend (FlashAttention-2), and the configuration ours ran.
 fn print_ratios(report: &Report) {
     for view in side_by_side(report) {
         println!("\n== mode {} ==", view.mode);
         println!(
-            "{:<38} {:>11} {:>11} {:>8} {:>10}  best baseline",
-            "shape", "ours p50", "base p50", "speedup", "ours TF/s"
+            "{:<38} {:>11} {:>11} {:>8} {:>8} {:>10}  {:<15} config",
+            "shape", "ours p50", "base p50", "speedup", "vs flash", "ours TF/s", "best baseline"
         );
         for row in &view.rows {
             let ours = row.cells.get("flashattn");
             let ours_p50 = ours.and_then(|c| c.summary).map(|s| s.p50);
+            let flash_p50 = row
+                .cells
+                .get("sdpa-flash")
+                .and_then(|c| c.summary)
+                .map(|s| s.p50);
+            let vs_flash = match (flash_p50, ours_p50) {
+                (Some(f), Some(o)) if o > 0.0 => f / o,
+                _ => f64::NAN,
+            };
+            let config = report
+                .results
+                .iter()
+                .find(|r| {
+                    r.implementation == "flashattn"
+                        && r.mode == view.mode
+                        && r.shape.key() == row.shape_key
+                })
+                .and_then(|r| r.config.as_deref())
+                .unwrap_or("-");
             let (best_name, best_p50) = row.best_baseline.clone().unwrap_or(("-".into(), f64::NAN));
             println!(
-                "{:<38} {:>11.4} {:>11.4} {:>8.3} {:>10.1}  {}",
+                "{:<38} {:>11.4} {:>11.4} {:>8.3} {:>8.3} {:>10.1}  {:<15} {}",
                 row.shape_key,
                 ours_p50.unwrap_or(f64::NAN),
                 best_p50,
                 row.speedups.get("flashattn").copied().unwrap_or(f64::NAN),
+                vs_flash,
                 ours.and_then(|c| c.tflops).unwrap_or(f64::NAN),
-                best_name
+                best_name,
+                config
             );
         }
     }
