@@ -30,16 +30,6 @@ __device__ __forceinline__ void load_tile(typename Traits::Element *tile, const 
     }
 }
 
-// Synchronise the threads that share one warp group's K/V buffers.
-template <typename Traits>
-__device__ __forceinline__ void group_sync(int group) {
-    if constexpr (Traits::kKVSplits == 1) {
-        __syncthreads();
-    } else {
-        named_barrier_sync(group + 1, Traits::kGroupThreads);
-    }
-}
-
 // Per-thread state of the online softmax for its 2 * kMTiles rows (g and g + 8 of each slice).
 template <typename Traits>
 struct RowState {
@@ -48,7 +38,7 @@ struct RowState {
 };
 
 template <typename Traits>
-__global__ void __launch_bounds__(Traits::kThreads) fwd_kernel(const FlashAttnFwdParams p) {
+__global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd_kernel(const FlashAttnFwdParams p) {
     using Element = typename Traits::Element;
     using MmaT = Mma<Element>;
     constexpr int kBlockM = Traits::kBlockM;
@@ -157,7 +147,11 @@ __global__ void __launch_bounds__(Traits::kThreads) fwd_kernel(const FlashAttnFw
     const uint32_t q_base = smem_addr(smem.q);
     const int warp_row0 = (warp % Traits::kGroupWarps) * Traits::kRowsPerWarp;
 
-    for (int iter = 0; iter < group_iters; ++iter) {
+    // Every group runs the same number of loop trips so the CTA-wide barriers line up; a group
+    // whose share ran out (at most one trip short) only joins the barriers on its last trip.
+    const int loop_iters = (n_blocks + kSplits - 1) / kSplits;
+    for (int iter = 0; iter < loop_iters; ++iter) {
+        const bool active = kSplits == 1 || iter < group_iters;
         const int n_block = n_block_of(iter);
         const int stage = kStages == 1 ? 0 : iter % kStages;
 
@@ -165,12 +159,12 @@ __global__ void __launch_bounds__(Traits::kThreads) fwd_kernel(const FlashAttnFw
             // Split schedule (one K and one V buffer): V_j streams in under Q.K_j^T, and
             // K_{j-1} under softmax and P.V_j.
             cp_async_wait<0>();
-            group_sync<Traits>(group);  // K_j landed; every warp has finished reading V_{j+1}
-            load_kv(n_block, 0, false, true);
+            __syncthreads();  // K_j landed; every warp has finished reading V_{j+1}
+            if (active) load_kv(n_block, 0, false, true);
             cp_async_commit();
         } else {
             cp_async_wait<kStages - 2>();
-            group_sync<Traits>(group);  // stage landed; every warp is done with the stage refilled next
+            __syncthreads();  // stage landed; every warp is done with the stage refilled next
             const int ahead = iter + kStages - 1;
             if (ahead < group_iters) load_kv(n_block_of(ahead), ahead % kStages, true, true);
             cp_async_commit();
@@ -178,59 +172,64 @@ __global__ void __launch_bounds__(Traits::kThreads) fwd_kernel(const FlashAttnFw
 
         // S = Q K^T for this warp's rows: [kMTiles * 16, kBlockN] in fp32 registers.
         float acc_s[kMTiles][kNTiles][4];
-#pragma unroll
-        for (int mt = 0; mt < kMTiles; ++mt)
-#pragma unroll
-            for (int nt = 0; nt < kNTiles; ++nt)
-#pragma unroll
-                for (int i = 0; i < 4; ++i) acc_s[mt][nt][i] = 0.f;
-
-        const uint32_t k_base = smem_addr(smem.k_tile(group, stage));
-#pragma unroll
-        for (int ks = 0; ks < Traits::kQKSteps; ++ks) {
-            uint32_t a[kMTiles][4];
-#pragma unroll
-            for (int mt = 0; mt < kMTiles; ++mt) {
-                const int row = warp_row0 + mt * 16 + (lane % 16);
-                ldmatrix_x4(a[mt], q_base + swizzle<kCPR>(row, ks * 2 + lane / 16) * 2);
-            }
-#pragma unroll
-            for (int nt = 0; nt < kNTiles; nt += 2) {
-                uint32_t b[4];
-                const int row = nt * 8 + (lane % 8) + (lane / 16) * 8;
-                ldmatrix_x4(b, k_base + swizzle<kCPR>(row, ks * 2 + (lane / 8) % 2) * 2);
-#pragma unroll
-                for (int mt = 0; mt < kMTiles; ++mt) {
-                    MmaT::run(acc_s[mt][nt], a[mt], b[0], b[1]);
-                    MmaT::run(acc_s[mt][nt + 1], a[mt], b[2], b[3]);
-                }
-            }
-        }
-
-        // Mask only the tiles that straddle the sequence end or the causal diagonal.
-        const int key0 = n_block * kBlockN;
-        const bool needs_mask =
-            key0 + kBlockN > p.seqlen_k || (p.causal && key0 + kBlockN - 1 > row_begin + diag_offset);
-        if (needs_mask) {
+        if (active) {
 #pragma unroll
             for (int mt = 0; mt < kMTiles; ++mt)
 #pragma unroll
                 for (int nt = 0; nt < kNTiles; ++nt)
 #pragma unroll
-                    for (int i = 0; i < 4; ++i) {
-                        const int row = row_begin + warp_row0 + mt * 16 + g + (i / 2) * 8;
-                        const int col = key0 + nt * 8 + 2 * t + (i % 2);
-                        const bool visible = col < p.seqlen_k && (!p.causal || col <= row + diag_offset);
-                        if (!visible) acc_s[mt][nt][i] = -CUDART_INF_F;
+                    for (int i = 0; i < 4; ++i) acc_s[mt][nt][i] = 0.f;
+
+            const uint32_t k_base = smem_addr(smem.k_tile(group, stage));
+#pragma unroll
+            for (int ks = 0; ks < Traits::kQKSteps; ++ks) {
+                uint32_t a[kMTiles][4];
+#pragma unroll
+                for (int mt = 0; mt < kMTiles; ++mt) {
+                    const int row = warp_row0 + mt * 16 + (lane % 16);
+                    ldmatrix_x4(a[mt], q_base + swizzle<kCPR>(row, ks * 2 + lane / 16) * 2);
+                }
+#pragma unroll
+                for (int nt = 0; nt < kNTiles; nt += 2) {
+                    uint32_t b[4];
+                    const int row = nt * 8 + (lane % 8) + (lane / 16) * 8;
+                    ldmatrix_x4(b, k_base + swizzle<kCPR>(row, ks * 2 + (lane / 8) % 2) * 2);
+#pragma unroll
+                    for (int mt = 0; mt < kMTiles; ++mt) {
+                        MmaT::run(acc_s[mt][nt], a[mt], b[0], b[1]);
+                        MmaT::run(acc_s[mt][nt + 1], a[mt], b[2], b[3]);
                     }
+                }
+            }
+
+            // Mask only the tiles that straddle the sequence end or the causal diagonal.
+            const int key0 = n_block * kBlockN;
+            const bool needs_mask =
+                key0 + kBlockN > p.seqlen_k || (p.causal && key0 + kBlockN - 1 > row_begin + diag_offset);
+            if (needs_mask) {
+#pragma unroll
+                for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+                    for (int nt = 0; nt < kNTiles; ++nt)
+#pragma unroll
+                        for (int i = 0; i < 4; ++i) {
+                            const int row = row_begin + warp_row0 + mt * 16 + g + (i / 2) * 8;
+                            const int col = key0 + nt * 8 + 2 * t + (i % 2);
+                            const bool visible = col < p.seqlen_k && (!p.causal || col <= row + diag_offset);
+                            if (!visible) acc_s[mt][nt][i] = -CUDART_INF_F;
+                        }
+            }
+
         }
 
         if constexpr (kStages == 1) {
             cp_async_wait<0>();
-            group_sync<Traits>(group);  // V_j landed; every warp is done reading K_j
+            __syncthreads();  // V_j landed; every warp is done reading K_j
             if (iter + 1 < group_iters) load_kv(n_block_of(iter + 1), 0, true, false);
             cp_async_commit();
         }
+
+        if (!active) continue;
 
         // Online softmax in base 2. The row max stays in raw score units (LSE is computed from
         // it with one rounding); exponents are exp2(round(s * c) - round(max * c)) with both
@@ -261,10 +260,16 @@ __global__ void __launch_bounds__(Traits::kThreads) fwd_kernel(const FlashAttnFw
                     partial += acc_s[mt][nt][2 * r] + acc_s[mt][nt][2 * r + 1];
                 }
                 rs.sum[mt][r] = rs.sum[mt][r] * alpha + partial;
+                // An unchanged max gives alpha = exp2(0) = 1 exactly, so skipping the multiply
+                // is bit-identical. Past the first few key tiles most rows keep their max, often
+                // all 16 of a warp's slice at once: the vote saves kDTiles * 2 multiplies then.
+                // Split tiles walk only a few key tiles each and have no registers to spare.
+                if (kSplits > 1 || __any_sync(0xffffffff, alpha != 1.f)) {
 #pragma unroll
-                for (int dt = 0; dt < kDTiles; ++dt) {
-                    acc_o[mt][dt][2 * r] *= alpha;
-                    acc_o[mt][dt][2 * r + 1] *= alpha;
+                    for (int dt = 0; dt < kDTiles; ++dt) {
+                        acc_o[mt][dt][2 * r] *= alpha;
+                        acc_o[mt][dt][2 * r + 1] *= alpha;
+                    }
                 }
             }
         }

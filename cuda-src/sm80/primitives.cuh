@@ -26,12 +26,6 @@ __device__ __forceinline__ void cp_async_wait() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(kPendingAllowed));
 }
 
-// Barrier over the `threads` threads (a multiple of 32) that name barrier `id` (1..15; 0 is
-// __syncthreads'). Lets one warp group of a CTA synchronise without stalling the others.
-__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
-    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
-
 // Four 8x8 b16 matrices; lanes 8i..8i+7 give the row addresses of matrix i, and register i of
 // every lane receives matrix i with lane l holding (row l/4, columns 2(l%4), 2(l%4)+1).
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {

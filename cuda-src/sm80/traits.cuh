@@ -27,6 +27,10 @@ struct FwdTraits {
     static constexpr int kKVSplits = kKVSplits_;
     static constexpr int kGroupWarps = kWarps / kKVSplits;
     static constexpr int kGroupThreads = kGroupWarps * 32;
+    // Split tiles exist for grids too small to fill the GPU, where two CTAs per SM decide the
+    // speed: cap registers at 128 per thread (256 threads) so two fit. Head dims above 64 need
+    // more than that for the O accumulators and stay at one CTA per SM.
+    static constexpr int kMinBlocksPerSM = kKVSplits > 1 && kThreads == 256 && kHeadDim <= 64 ? 2 : 1;
 
     // Split-Q inside a group: each warp owns whole 16-row slices of the Q tile and the full key
     // tile, so the softmax row statistics never leave the warp.

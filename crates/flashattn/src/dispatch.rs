@@ -84,10 +84,7 @@ pub(crate) fn tuned(
         entries
             .iter()
             .filter(|e| {
-                e.gpu == gpu
-                    && e.dtype == dtype
-                    && e.head_dim == p.head_dim
-                    && e.causal == p.causal
+                e.gpu == gpu && e.dtype == dtype && e.head_dim == p.head_dim && e.causal == p.causal
             })
             .map(|e| {
                 (

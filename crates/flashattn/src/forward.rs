@@ -326,11 +326,7 @@ mod tests {
                     .map(|c| units(c))
                     .max()
                     .unwrap();
-                assert!(
-                    units(c) >= most_plain.min(264),
-                    "{dtype} d{d}: {}",
-                    c.name
-                );
+                assert!(units(c) >= most_plain.min(264), "{dtype} d{d}: {}", c.name);
                 assert!(c.warps > 1);
                 if candidates(dtype, d).any(|c| c.kv_splits > 1) {
                     assert!(c.kv_splits > 1, "{dtype} d{d}: {}", c.name);

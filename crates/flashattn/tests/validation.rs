@@ -277,6 +277,6 @@ fn compiled_configs_are_listed() {
     for c in configs {
         assert!(flashattn::compiled_head_dims(c.dtype).contains(&c.head_dim));
         assert_eq!(c.warps % c.kv_splits, 0);
-            assert_eq!(c.block_m % (16 * c.warps / c.kv_splits), 0);
+        assert_eq!(c.block_m % (16 * c.warps / c.kv_splits), 0);
     }
 }
