@@ -97,8 +97,6 @@ impl Gpu {
         let run = || -> Result<Vec<BenchResult>, flashattn::Error> {
             let cold = proto.modes.iter().any(|m| m == MODE_COLD);
             let mut w = self.workload(shape, choice.clone(), cold)?;
-            // Which compiled configuration the choice resolved to (auto: table or rule).
-            let config = w.launch(&self.stream, 0)?.config.name;
             proto
                 .modes
                 .iter()
@@ -106,7 +104,8 @@ impl Gpu {
                     let samples =
                         self.time(&mut w, mode, proto.iters, proto.warmup, proto.graph_calls)?;
                     let mut r = BenchResult::new(suite, shape.clone(), label, mode, samples);
-                    r.config = Some(config.to_string());
+                    // What the choice resolved to (auto: the dispatch table or the rule).
+                    r.config = w.last_config.map(str::to_string);
                     Ok(r)
                 })
                 .collect()
@@ -141,6 +140,7 @@ impl Gpu {
             DType::F16 => Buffers::F16(self.alloc_sets(sets, q_len, kv_len)?),
         };
         Ok(Workload {
+            last_config: None,
             params: params_of(shape, choice),
             qs: Strides::bshd(shape.seqlen_q, shape.heads_q, shape.head_dim),
             kvs: Strides::bshd(shape.seqlen_k, shape.heads_kv, shape.head_dim),
@@ -263,6 +263,8 @@ pub struct Workload {
     sets: usize,
     buffers: Buffers,
     lse: CudaSlice<f32>,
+    /// The configuration the last launch ran (what the kernel choice resolved to).
+    pub last_config: Option<&'static str>,
 }
 
 impl Workload {
@@ -290,7 +292,7 @@ impl Workload {
             )
         }
         let strides = (self.qs, self.kvs);
-        match &mut self.buffers {
+        let info = match &mut self.buffers {
             Buffers::F16(sets) => go(
                 stream,
                 &self.params,
@@ -305,7 +307,9 @@ impl Workload {
                 &mut sets[set % self.sets],
                 &mut self.lse,
             ),
-        }
+        }?;
+        self.last_config = Some(info.config.name);
+        Ok(info)
     }
 }
 

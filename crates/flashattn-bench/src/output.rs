@@ -234,6 +234,8 @@ pub struct Cell {
     pub tflops: Option<f64>,
     /// The recorded error, if any.
     pub error: Option<String>,
+    /// Our kernels only: the configuration that ran.
+    pub config: Option<String>,
 }
 
 /// One shape in one mode, with every implementation's numbers.
@@ -310,6 +312,7 @@ fn side_by_side_row<'a>(
                 summary: r.effective_summary(),
                 tflops: r.effective_tflops(),
                 error: r.error.clone(),
+                config: r.config.clone(),
             },
         );
     }

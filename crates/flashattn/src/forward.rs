@@ -232,9 +232,9 @@ pub(crate) fn auto_config(
     let target = 2 * sm_count;
     let ctas =
         |c: &KernelConfig| params.seqlen_q.div_ceil(c.block_m) * params.batch * params.heads_q;
-    // A split only helps when each group gets at least one key tile of its own.
+    // Independent key walks; a split only counts when each group gets a key tile of its own.
+    let units = |c: &KernelConfig| ctas(c) * c.kv_splits;
     let key_tiles = |c: &KernelConfig| params.seqlen_k.div_ceil(c.block_n);
-    let units = |c: &KernelConfig| ctas(c) * c.kv_splits.min(key_tiles(c));
     let preference = |c: &KernelConfig| (c.warps == 4, c.stages == 2, c.block_n == 64);
     let plain = || pool().filter(|c| c.kv_splits == 1);
     if let Some(c) = plain()
@@ -244,13 +244,14 @@ pub(crate) fn auto_config(
         return Some(c);
     }
     pool()
-        .filter(|c| c.kv_splits == 1 || c.kv_splits <= key_tiles(c))
+        .filter(|c| c.kv_splits <= key_tiles(c))
         .max_by_key(|c| {
+            let two_stage = c.stages == 2;
             (
                 units(c).min(target),
                 c.block_m,
                 c.kv_splits == 1,
-                c.stages == 2,
+                two_stage,
                 preference(c),
             )
         })

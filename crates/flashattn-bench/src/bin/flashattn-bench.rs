@@ -240,16 +240,7 @@ fn print_ratios(report: &Report) {
                 (Some(f), Some(o)) if o > 0.0 => f / o,
                 _ => f64::NAN,
             };
-            let config = report
-                .results
-                .iter()
-                .find(|r| {
-                    r.implementation == "flashattn"
-                        && r.mode == view.mode
-                        && r.shape.key() == row.shape_key
-                })
-                .and_then(|r| r.config.as_deref())
-                .unwrap_or("-");
+            let config = ours.and_then(|c| c.config.as_deref()).unwrap_or("-");
             let (best_name, best_p50) = row.best_baseline.clone().unwrap_or(("-".into(), f64::NAN));
             println!(
                 "{:<38} {:>11.4} {:>11.4} {:>8.3} {:>8.3} {:>10.1}  {:<15} {}",
