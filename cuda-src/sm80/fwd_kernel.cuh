@@ -17,16 +17,41 @@ namespace flashattn::sm80 {
 template <typename Traits, int kRows, int kLoaders>
 __device__ __forceinline__ void load_tile(typename Traits::Element *tile, const typename Traits::Element *src,
                                           int64_t row_stride, int valid_rows, int tid) {
-    constexpr int kChunks = kRows * Traits::kChunksPerRow;
+    constexpr int kCPR = Traits::kChunksPerRow;
+    constexpr int kChunks = kRows * kCPR;
     const uint32_t base = smem_addr(tile);
+    // When the loaders cover whole rows a multiple of 8 rows at a time, each thread keeps one
+    // chunk column and the swizzle repeats from pass to pass: one address computation, then
+    // immediate shared offsets and a pointer step. This runs every key tile, and the general
+    // form below cost about ten integer instructions and a live register per copy.
+    constexpr bool kRegular = kLoaders % kCPR == 0 && (kLoaders / kCPR) % 8 == 0 && kChunks % kLoaders == 0;
+    if constexpr (kRegular) {
+        constexpr int kRowStep = kLoaders / kCPR;
+        constexpr int kPasses = kChunks / kLoaders;
+        const int row0 = tid / kCPR;
+        const auto *g = src + row0 * row_stride + (tid % kCPR) * 8;
+        const uint32_t s = base + swizzle<kCPR>(row0, tid % kCPR) * 2;
+        const int64_t step = kRowStep * row_stride;
+        if (valid_rows >= kRows) {
 #pragma unroll
-    for (int i = tid; i < kChunks; i += kLoaders) {
-        const int row = i / Traits::kChunksPerRow;
-        const int chunk = i % Traits::kChunksPerRow;
-        const bool valid = row < valid_rows;
-        // An invalid row still needs a legal address operand; row 0 of the tile always exists.
-        const auto *g = src + (valid ? row * row_stride : 0) + chunk * 8;
-        cp_async_16(base + swizzle<Traits::kChunksPerRow>(row, chunk) * 2, g, valid);
+            for (int k = 0; k < kPasses; ++k) cp_async_16(s + row_bytes<kCPR>(k * kRowStep), g + k * step);
+        } else {
+#pragma unroll
+            for (int k = 0; k < kPasses; ++k) {
+                const bool valid = row0 + k * kRowStep < valid_rows;
+                // An invalid row still needs a legal address operand; row 0 of the tile always exists.
+                cp_async_16(s + row_bytes<kCPR>(k * kRowStep), valid ? g + k * step : src, valid);
+            }
+        }
+    } else {
+#pragma unroll
+        for (int i = tid; i < kChunks; i += kLoaders) {
+            const int row = i / kCPR;
+            const int chunk = i % kCPR;
+            const bool valid = row < valid_rows;
+            const auto *g = src + (valid ? row * row_stride : 0) + chunk * 8;
+            cp_async_16(base + swizzle<kCPR>(row, chunk) * 2, g, valid);
+        }
     }
 }
 
@@ -36,6 +61,10 @@ struct RowState {
     float max[Traits::kMTiles][2];
     float sum[Traits::kMTiles][2];  // partial: this thread's columns only until the epilogue
 };
+
+// Largest |round(row max * c)| for which the softmax uses the fused exponent (see the loop).
+// 2^8 bounds the residual at the max element by 2^-16: 16x below half an fp16 ulp.
+constexpr float kFusedExpLimit = 256.f;
 
 template <typename Traits>
 __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd_kernel(const FlashAttnFwdParams p) {
@@ -146,6 +175,12 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
 
     const uint32_t q_base = smem_addr(smem.q);
     const int warp_row0 = (warp % Traits::kGroupWarps) * Traits::kRowsPerWarp;
+    // Each lane's ldmatrix row and chunk, fixed for the whole loop (see SwizzledLane): Q as the
+    // A operand (x4: rows 0-15, chunks k and k+1), K as B (x4: two n8 tiles, chunks k and k+1),
+    // V transposed as B (x4: keys 0-15, two d8 tiles).
+    const SwizzledLane<kCPR> q_lane(warp_row0 + lane % 16, lane / 16);
+    const SwizzledLane<kCPR> k_lane(lane % 8 + (lane / 16) * 8, (lane / 8) % 2);
+    const SwizzledLane<kCPR> v_lane(lane % 8 + ((lane / 8) % 2) * 8, lane / 16);
 
     // Every group runs the same number of loop trips so the CTA-wide barriers line up; a group
     // whose share ran out (at most one trip short) only joins the barriers on its last trip.
@@ -184,16 +219,14 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
 #pragma unroll
             for (int ks = 0; ks < Traits::kQKSteps; ++ks) {
                 uint32_t a[kMTiles][4];
+                const uint32_t q_ks = q_base + q_lane.at(ks * 2);
 #pragma unroll
-                for (int mt = 0; mt < kMTiles; ++mt) {
-                    const int row = warp_row0 + mt * 16 + (lane % 16);
-                    ldmatrix_x4(a[mt], q_base + swizzle<kCPR>(row, ks * 2 + lane / 16) * 2);
-                }
+                for (int mt = 0; mt < kMTiles; ++mt) ldmatrix_x4(a[mt], q_ks + row_bytes<kCPR>(mt * 16));
+                const uint32_t k_ks = k_base + k_lane.at(ks * 2);
 #pragma unroll
                 for (int nt = 0; nt < kNTiles; nt += 2) {
                     uint32_t b[4];
-                    const int row = nt * 8 + (lane % 8) + (lane / 16) * 8;
-                    ldmatrix_x4(b, k_base + swizzle<kCPR>(row, ks * 2 + (lane / 8) % 2) * 2);
+                    ldmatrix_x4(b, k_ks + row_bytes<kCPR>(nt * 8));
 #pragma unroll
                     for (int mt = 0; mt < kMTiles; ++mt) {
                         MmaT::run(acc_s[mt][nt], a[mt], b[0], b[1]);
@@ -232,11 +265,10 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
         if (!active) continue;
 
         // Online softmax in base 2. The row max stays in raw score units (LSE is computed from
-        // it with one rounding); exponents are exp2(round(s * c) - round(max * c)) with both
-        // products rounded alike (__fmul_rn: no FMA contraction), so the max element gets
-        // exp2(0) = 1 exactly. The fused exp2(fma(s, c, -max * c)) leaves a rounding residual
-        // there that shows up as an output ulp when one key dominates (found by the fuzzer at
-        // Sk = 1 with scores near 1e4).
+        // it with one rounding) and the exponent offset is m_use = round(max * c).
+        float m_use[kMTiles][2];
+        float alpha[kMTiles][2];
+        bool offsets_small = true;
 #pragma unroll
         for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
@@ -249,26 +281,53 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
                 m_new = fmaxf(m_new, __shfl_xor_sync(0xffffffff, m_new, 2));
                 // A row with nothing visible yet keeps max = -inf; subtracting 0 instead keeps
                 // exp2(-inf - -inf) = NaN out of it.
-                const float m_use = m_new == -CUDART_INF_F ? 0.f : __fmul_rn(m_new, scale_log2);
-                const float alpha = fast_exp2(__fmul_rn(rs.max[mt][r], scale_log2) - m_use);
+                m_use[mt][r] = m_new == -CUDART_INF_F ? 0.f : __fmul_rn(m_new, scale_log2);
+                alpha[mt][r] = fast_exp2(__fmul_rn(rs.max[mt][r], scale_log2) - m_use[mt][r]);
                 rs.max[mt][r] = m_new;
-                float partial = 0.f;
+                offsets_small = offsets_small && fabsf(m_use[mt][r]) < kFusedExpLimit;
+            }
+        }
+        // exp2(fma(s, c, -m_use)) is one instruction and one rounding, but at the max element it
+        // leaves exp2(max * c - round(max * c)) instead of exactly 1. P is rounded to 16 bits
+        // for P.V while the row sum keeps fp32, so near |max * c| of 1e4 that residual turned
+        // into an output ulp when one key dominated (found by the fuzzer at Sk = 1). Below
+        // kFusedExpLimit it is under 2^-16, far inside half an ulp of fp16 or bf16, and the
+        // fused form is used; above, both products are rounded alike (__fmul_rn, no FMA
+        // contraction) and the max element gets exp2(0) = 1 exactly. The vote keeps the branch
+        // warp-uniform.
+        const bool fused_exp = __all_sync(0xffffffff, offsets_small);
 #pragma unroll
-                for (int nt = 0; nt < kNTiles; ++nt) {
-                    acc_s[mt][nt][2 * r] = fast_exp2(__fmul_rn(acc_s[mt][nt][2 * r], scale_log2) - m_use);
-                    acc_s[mt][nt][2 * r + 1] = fast_exp2(__fmul_rn(acc_s[mt][nt][2 * r + 1], scale_log2) - m_use);
-                    partial += acc_s[mt][nt][2 * r] + acc_s[mt][nt][2 * r + 1];
+        for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                float partial = 0.f;
+                if (fused_exp) {
+#pragma unroll
+                    for (int nt = 0; nt < kNTiles; ++nt) {
+                        acc_s[mt][nt][2 * r] = fast_exp2(__fmaf_rn(acc_s[mt][nt][2 * r], scale_log2, -m_use[mt][r]));
+                        acc_s[mt][nt][2 * r + 1] =
+                            fast_exp2(__fmaf_rn(acc_s[mt][nt][2 * r + 1], scale_log2, -m_use[mt][r]));
+                        partial += acc_s[mt][nt][2 * r] + acc_s[mt][nt][2 * r + 1];
+                    }
+                } else {
+#pragma unroll
+                    for (int nt = 0; nt < kNTiles; ++nt) {
+                        acc_s[mt][nt][2 * r] = fast_exp2(__fmul_rn(acc_s[mt][nt][2 * r], scale_log2) - m_use[mt][r]);
+                        acc_s[mt][nt][2 * r + 1] =
+                            fast_exp2(__fmul_rn(acc_s[mt][nt][2 * r + 1], scale_log2) - m_use[mt][r]);
+                        partial += acc_s[mt][nt][2 * r] + acc_s[mt][nt][2 * r + 1];
+                    }
                 }
-                rs.sum[mt][r] = rs.sum[mt][r] * alpha + partial;
+                rs.sum[mt][r] = rs.sum[mt][r] * alpha[mt][r] + partial;
                 // An unchanged max gives alpha = exp2(0) = 1 exactly, so skipping the multiply
                 // is bit-identical. Past the first few key tiles most rows keep their max, often
                 // all 16 of a warp's slice at once: the vote saves kDTiles * 2 multiplies then.
                 // Split tiles walk only a few key tiles each and have no registers to spare.
-                if (kSplits > 1 || __any_sync(0xffffffff, alpha != 1.f)) {
+                if (kSplits > 1 || __any_sync(0xffffffff, alpha[mt][r] != 1.f)) {
 #pragma unroll
                     for (int dt = 0; dt < kDTiles; ++dt) {
-                        acc_o[mt][dt][2 * r] *= alpha;
-                        acc_o[mt][dt][2 * r + 1] *= alpha;
+                        acc_o[mt][dt][2 * r] *= alpha[mt][r];
+                        acc_o[mt][dt][2 * r + 1] *= alpha[mt][r];
                     }
                 }
             }
@@ -290,8 +349,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
 #pragma unroll
             for (int dt = 0; dt < kDTiles; dt += 2) {
                 uint32_t b[4];
-                const int row = kk * 16 + (lane % 8) + ((lane / 8) % 2) * 8;
-                ldmatrix_x4_trans(b, v_base + swizzle<kCPR>(row, dt + lane / 16) * 2);
+                ldmatrix_x4_trans(b, v_base + v_lane.at(dt) + row_bytes<kCPR>(kk * 16));
 #pragma unroll
                 for (int mt = 0; mt < kMTiles; ++mt) {
                     MmaT::run(acc_o[mt][dt], a[mt], b[0], b[1]);

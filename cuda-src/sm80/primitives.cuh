@@ -20,6 +20,10 @@ __device__ __forceinline__ void cp_async_16(uint32_t dst, const void *src, bool 
     const int src_bytes = valid ? 16 : 0;
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
 }
+// The same copy for a row known to exist: no source-size operand to compute or keep.
+__device__ __forceinline__ void cp_async_16(uint32_t dst, const void *src) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
+}
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int kPendingAllowed>
 __device__ __forceinline__ void cp_async_wait() {
@@ -103,5 +107,35 @@ __device__ __forceinline__ int swizzle(int row, int chunk) {
     }
     return (row * kChunksPerRow + physical) * 8;
 }
+
+// Both swizzles repeat every 8 rows, so moving a lane's address by a multiple of 8 rows is a plain
+// add: rows * kChunksPerRow * 16 bytes.
+template <int kChunksPerRow>
+__host__ __device__ constexpr uint32_t row_bytes(int rows) {
+    return static_cast<uint32_t>(rows * kChunksPerRow * 16);
+}
+
+// A lane's ldmatrix address inside a swizzled tile, for a chunk that advances by even steps
+// (the k16 steps of a GEMM move two chunks at a time). `lane_chunk` is 0 or 1, so
+// lane_chunk + step == lane_chunk ^ step, and with a power-of-two row of chunks the chunk bits
+// sit below the row bits: the step is one XOR of the byte offset, shared by every ldmatrix of
+// that step, instead of a fresh swizzle per ldmatrix. Head dim 96 (12 chunks a row) recomputes.
+template <int kChunksPerRow>
+struct SwizzledLane {
+    int row;
+    int lane_chunk;
+    uint32_t offset;  // bytes, at step 0
+
+    __device__ __forceinline__ SwizzledLane(int row_, int lane_chunk_)
+        : row(row_), lane_chunk(lane_chunk_), offset(swizzle<kChunksPerRow>(row_, lane_chunk_) * 2) {}
+
+    __device__ __forceinline__ uint32_t at(int chunk_step) const {
+        if constexpr ((kChunksPerRow & (kChunksPerRow - 1)) == 0) {
+            return offset ^ static_cast<uint32_t>(chunk_step * 16);
+        } else {
+            return swizzle<kChunksPerRow>(row, lane_chunk + chunk_step) * 2;
+        }
+    }
+};
 
 }  // namespace flashattn::sm80
