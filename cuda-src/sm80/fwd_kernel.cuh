@@ -82,11 +82,21 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     extern __shared__ __align__(128) unsigned char smem_raw[];
     auto &smem = *reinterpret_cast<typename Traits::SharedStorage *>(smem_raw);
 
-    // Causal tiles near the bottom do the most work: hand them out first, so the last wave is
-    // made of short tiles instead of leaving SMs idle behind one long one.
-    const int m_block = p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
-    const int head = blockIdx.y;
-    const int batch = blockIdx.z;
+    // Causal tiles near the bottom do the most work. CTAs are dispatched in linear block order
+    // (x fastest), so with the query tile on x every SM's first and second CTA would be the
+    // same tile index of different heads: some SMs get two of the longest tiles, others two of
+    // the shortest, and a single-wave grid runs as long as the worst SM. Causal launches are
+    // therefore renumbered so the linear order walks every (batch, head) of the longest tile
+    // first, then the next longest: each dispatch round hands out tiles of equal length and
+    // later rounds fill in behind with shorter ones.
+    int m_block = blockIdx.x, head = blockIdx.y, batch = blockIdx.z;
+    if (p.causal) {
+        const int heads_x_batch = gridDim.y * gridDim.z;
+        const long long linear = blockIdx.x + static_cast<long long>(gridDim.x) * (blockIdx.y + gridDim.y * blockIdx.z);
+        m_block = gridDim.x - 1 - static_cast<int>(linear / heads_x_batch);
+        head = static_cast<int>(linear % heads_x_batch) % gridDim.y;
+        batch = static_cast<int>(linear % heads_x_batch) / gridDim.y;
+    }
     const int kv_head = head / (p.heads_q / p.heads_kv);
     const int warp = threadIdx.x / 32;
     const int lane = threadIdx.x % 32;

@@ -208,8 +208,8 @@ fn choose_config(
 
 /// The built-in rule: the largest query tile that still gives every SM work (about two CTAs
 /// per SM), because a half-empty GPU costs more than the smaller tile's extra K/V reads. Among
-/// tiles of that height, 4-warp two-stage tiles first (the configurations FlashAttention-2
-/// ships for these head dims). When no plain tile fills the GPU, the split-KV tiles count
+/// tiles of that height, 4-warp two-stage tiles first, 128 keys wide up to head dim 64 and 64
+/// above (FlashAttention-2's tile widths for these head dims). When no plain tile fills the GPU, the split-KV tiles count
 /// each warp group's key walk as a unit of parallel work and the one closest to two units per
 /// SM wins, taller tiles first (less K/V traffic per query row). One-warp tiles are never
 /// chosen automatically.
@@ -235,7 +235,10 @@ pub(crate) fn auto_config(
     // Independent key walks; a split only counts when each group gets a key tile of its own.
     let units = |c: &KernelConfig| ctas(c) * c.kv_splits;
     let key_tiles = |c: &KernelConfig| params.seqlen_k.div_ceil(c.block_n);
-    let preference = |c: &KernelConfig| (c.warps == 4, c.stages == 2, c.block_n == 64);
+    // Head dim <= 64 leaves room for 128 keys of S per warp: FlashAttention-2's 128 x 128 tile,
+    // and the tuner's pick for every long d64 shape on the H100. Larger head dims take 64 keys.
+    let wide_keys = if params.head_dim <= 64 { 128 } else { 64 };
+    let preference = |c: &KernelConfig| (c.warps == 4, c.stages == 2, c.block_n == wide_keys);
     let plain = || pool().filter(|c| c.kv_splits == 1);
     if let Some(c) = plain()
         .filter(|c| ctas(c) >= target)
