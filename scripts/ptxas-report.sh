@@ -7,7 +7,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh >/dev/null 2>&1
 cargo build -q -p flashattn-sys >/dev/null 2>&1 || cargo build -p flashattn-sys >&2
-gen=$(ls -dt target/*/build/flashattn-sys-*/out/generated | head -1)
+# The out dir of the build just made (several stale ones can exist side by side; their
+# directory times say nothing about which is current).
+gen=$(cargo build -q -p flashattn-sys --message-format=json 2>/dev/null | python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "build-script-executed" and "flashattn-sys" in m.get("package_id", ""):
+        print(m["out_dir"] + "/generated")
+' | tail -1)
 tmp=$(mktemp -d)
 echo "# ptxas resource report"
 echo
