@@ -6,6 +6,8 @@
 #include <cuda_runtime.h>
 #include <math_constants.h>
 
+#include <type_traits>
+
 #include "primitives.cuh"
 #include "traits.cuh"
 
@@ -66,6 +68,20 @@ struct RowState {
 // 2^8 bounds the residual at the max element by 2^-16: 16x below half an fp16 ulp.
 constexpr float kFusedExpLimit = 256.f;
 
+// The exponent offset of a row whose max (raw score units) is `max`: round(max * c). A row with
+// nothing visible yet keeps max = -inf; 0 instead keeps exp2(-inf - -inf) = NaN out of it.
+__device__ __forceinline__ float exponent_offset(float max, float scale_log2) {
+    return max == -CUDART_INF_F ? 0.f : __fmul_rn(max, scale_log2);
+}
+
+// exp2(x * c - offset). Exact form: x * c rounded on its own (__fmul_rn, no FMA contraction),
+// like the offset, so x == max gives exp2(0) = 1 exactly. Fused form: one FFMA and one
+// rounding, with a residual at x == max (see the loop for when that is harmless).
+template <bool kFused = false>
+__device__ __forceinline__ float exp2_from_offset(float x, float scale_log2, float offset) {
+    return fast_exp2(kFused ? __fmaf_rn(x, scale_log2, -offset) : __fmul_rn(x, scale_log2) - offset);
+}
+
 template <typename Traits>
 __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd_kernel(const FlashAttnFwdParams p) {
     using Element = typename Traits::Element;
@@ -93,9 +109,10 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     if (p.causal) {
         const int heads_x_batch = gridDim.y * gridDim.z;
         const long long linear = blockIdx.x + static_cast<long long>(gridDim.x) * (blockIdx.y + gridDim.y * blockIdx.z);
+        const int head_batch = static_cast<int>(linear % heads_x_batch);
         m_block = gridDim.x - 1 - static_cast<int>(linear / heads_x_batch);
-        head = static_cast<int>(linear % heads_x_batch) % gridDim.y;
-        batch = static_cast<int>(linear % heads_x_batch) / gridDim.y;
+        head = head_batch % gridDim.y;
+        batch = head_batch / gridDim.y;
     }
     const int kv_head = head / (p.heads_q / p.heads_kv);
     const int warp = threadIdx.x / 32;
@@ -289,10 +306,8 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
                     m_new = fmaxf(m_new, fmaxf(acc_s[mt][nt][2 * r], acc_s[mt][nt][2 * r + 1]));
                 m_new = fmaxf(m_new, __shfl_xor_sync(0xffffffff, m_new, 1));
                 m_new = fmaxf(m_new, __shfl_xor_sync(0xffffffff, m_new, 2));
-                // A row with nothing visible yet keeps max = -inf; subtracting 0 instead keeps
-                // exp2(-inf - -inf) = NaN out of it.
-                m_use[mt][r] = m_new == -CUDART_INF_F ? 0.f : __fmul_rn(m_new, scale_log2);
-                alpha[mt][r] = fast_exp2(__fmul_rn(rs.max[mt][r], scale_log2) - m_use[mt][r]);
+                m_use[mt][r] = exponent_offset(m_new, scale_log2);
+                alpha[mt][r] = exp2_from_offset(rs.max[mt][r], scale_log2, m_use[mt][r]);
                 rs.max[mt][r] = m_new;
                 offsets_small = offsets_small && fabsf(m_use[mt][r]) < kFusedExpLimit;
             }
@@ -310,24 +325,21 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
         for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
             for (int r = 0; r < 2; ++r) {
-                float partial = 0.f;
-                if (fused_exp) {
+                // P = exp2(S * c - m_use) in place, returning this thread's part of the row sum.
+                auto exponentiate = [&](auto fused) {
+                    float partial = 0.f;
+                    constexpr bool kFused = decltype(fused)::value;
 #pragma unroll
                     for (int nt = 0; nt < kNTiles; ++nt) {
-                        acc_s[mt][nt][2 * r] = fast_exp2(__fmaf_rn(acc_s[mt][nt][2 * r], scale_log2, -m_use[mt][r]));
-                        acc_s[mt][nt][2 * r + 1] =
-                            fast_exp2(__fmaf_rn(acc_s[mt][nt][2 * r + 1], scale_log2, -m_use[mt][r]));
-                        partial += acc_s[mt][nt][2 * r] + acc_s[mt][nt][2 * r + 1];
+                        float *pair = &acc_s[mt][nt][2 * r];
+                        pair[0] = exp2_from_offset<kFused>(pair[0], scale_log2, m_use[mt][r]);
+                        pair[1] = exp2_from_offset<kFused>(pair[1], scale_log2, m_use[mt][r]);
+                        partial += pair[0] + pair[1];
                     }
-                } else {
-#pragma unroll
-                    for (int nt = 0; nt < kNTiles; ++nt) {
-                        acc_s[mt][nt][2 * r] = fast_exp2(__fmul_rn(acc_s[mt][nt][2 * r], scale_log2) - m_use[mt][r]);
-                        acc_s[mt][nt][2 * r + 1] =
-                            fast_exp2(__fmul_rn(acc_s[mt][nt][2 * r + 1], scale_log2) - m_use[mt][r]);
-                        partial += acc_s[mt][nt][2 * r] + acc_s[mt][nt][2 * r + 1];
-                    }
-                }
+                    return partial;
+                };
+                const float partial =
+                    fused_exp ? exponentiate(std::true_type{}) : exponentiate(std::false_type{});
                 rs.sum[mt][r] = rs.sum[mt][r] * alpha[mt][r] + partial;
                 // An unchanged max gives alpha = exp2(0) = 1 exactly, so skipping the multiply
                 // is bit-identical. Past the first few key tiles most rows keep their max, often
@@ -413,12 +425,12 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
                     for (int s = 0; s < kSplits; ++s) m_all = fmaxf(m_all, smem.group_max[s * kBlockM + local_row]);
                     // Same rounding as the in-loop rescale: the group holding the max gets
                     // weight exp2(0) = 1 exactly; a group that saw no key gets exp2(-inf) = 0.
-                    const float m_use = m_all == -CUDART_INF_F ? 0.f : __fmul_rn(m_all, scale_log2);
+                    const float m_use = exponent_offset(m_all, scale_log2);
                     float w[kSplits];
                     float total = 0.f;
 #pragma unroll
                     for (int s = 0; s < kSplits; ++s) {
-                        w[s] = fast_exp2(__fmul_rn(smem.group_max[s * kBlockM + local_row], scale_log2) - m_use);
+                        w[s] = exp2_from_offset(smem.group_max[s * kBlockM + local_row], scale_log2, m_use);
                         total += w[s] * smem.group_sum[s * kBlockM + local_row];
                     }
 #pragma unroll

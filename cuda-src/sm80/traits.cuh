@@ -47,7 +47,6 @@ struct FwdTraits {
     static_assert(kBlockN % 16 == 0, "P.V consumes keys in k16 steps and K is loaded two n8 tiles at a time");
     static_assert(kHeadDim % 32 == 0, "the swizzle needs head_dim to be a multiple of 32");
     static_assert(kStages >= 1 && kStages <= 3, "K/V pipeline depth is 1 (split schedule) to 3 buffers");
-    static_assert(kKVSplits <= 15, "one named barrier per group, ids 1..15");
 
     static constexpr int kTileElems = kBlockN * kHeadDim;
     static constexpr int kKVBytes = kKVSplits * kStages * 2 * kTileElems * static_cast<int>(sizeof(Element));
