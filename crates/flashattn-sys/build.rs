@@ -242,7 +242,9 @@ fn compile_concurrently(base: &cc::Build, sources: &[PathBuf]) -> Vec<PathBuf> {
         .unwrap_or(1)
         .clamp(1, sources.len().max(1));
     let next = AtomicUsize::new(0);
-    let results: Vec<Vec<(usize, Result<Vec<PathBuf>, cc::Error>)>> = std::thread::scope(|s| {
+    // (index into `sources`, that source's objects or nvcc's error)
+    type Compiled = (usize, Result<Vec<PathBuf>, cc::Error>);
+    let mut by_source: Vec<Compiled> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..jobs)
             .map(|_| {
                 s.spawn(|| {
@@ -258,10 +260,8 @@ fn compile_concurrently(base: &cc::Build, sources: &[PathBuf]) -> Vec<PathBuf> {
                 })
             })
             .collect();
-        workers.into_iter().map(|w| w.join().unwrap()).collect()
+        workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
     });
-    let mut by_source: Vec<(usize, Result<Vec<PathBuf>, cc::Error>)> =
-        results.into_iter().flatten().collect();
     by_source.sort_by_key(|(i, _)| *i);
     let mut objects = Vec::new();
     for (i, result) in by_source {

@@ -327,7 +327,7 @@ mod tests {
                 };
                 let most_plain = candidates(dtype, d)
                     .filter(|c| c.warps > 1 && c.kv_splits == 1)
-                    .map(|c| units(c))
+                    .map(units)
                     .max()
                     .unwrap();
                 assert!(units(c) >= most_plain.min(264), "{dtype} d{d}: {}", c.name);
