@@ -114,6 +114,51 @@ const SM80_TILES: &[Tile] = &[
     tile(256, 128, 64, 8, 1, false),
 ];
 
+/// One tile configuration of the Hopper (sm_90a) kernel: `warpgroups` x 64 query rows.
+struct HopperTile {
+    head_dim: u32,
+    block_n: u32,
+    warpgroups: u32,
+    stages: u32,
+}
+
+const fn hopper_tile(head_dim: u32, block_n: u32, warpgroups: u32, stages: u32) -> HopperTile {
+    HopperTile {
+        head_dim,
+        block_n,
+        warpgroups,
+        stages,
+    }
+}
+
+/// Every Hopper configuration, compiled only when `90a` is among the target archs. Why each:
+/// - one-warpgroup CTAs (64 rows) fill the GPU at short sequences and put two or three CTAs on
+///   an SM, so one CTA's softmax runs under another's MMAs;
+/// - two-warpgroup CTAs (128 rows) share each K/V tile between two warpgroups, halving the K/V
+///   copies per query row for long sequences;
+/// - 128-key tiles halve the loop trips and barriers, 64-key tiles halve shared memory (more
+///   CTAs per SM);
+/// - three buffers select the overlapped schedule (the next tile's Q.K^T under this tile's
+///   softmax).
+///
+/// Split-KV tiles like the portable kernel's were tried (two warpgroups on one 64-row block,
+/// alternate key tiles, merged through shared memory) and were slower on every seed shape, so
+/// the short shapes' time is not the chain of key iterations; they are not compiled.
+const SM90_TILES: &[HopperTile] = &[
+    hopper_tile(64, 64, 1, 2),
+    hopper_tile(64, 64, 1, 3),
+    hopper_tile(64, 128, 1, 2),
+    hopper_tile(64, 128, 1, 3),
+    hopper_tile(64, 64, 2, 2),
+    hopper_tile(64, 128, 2, 2),
+    hopper_tile(128, 64, 1, 2),
+    hopper_tile(128, 64, 2, 2),
+    hopper_tile(128, 128, 2, 2),
+];
+
+/// The arch whose machine code the Hopper kernel needs (wgmma).
+const HOPPER_ARCH: &str = "90a";
+
 const ALL_HEAD_DIMS: &[u32] = &[32, 64, 96, 128, 256];
 
 struct Dtype {
@@ -163,7 +208,8 @@ fn main() {
     let toolkit = find_toolkit();
     let gen_dir = out_dir.join("generated");
     fs::create_dir_all(&gen_dir).unwrap();
-    let kernel_files = generate_sources(&gen_dir, &head_dims, &dtypes);
+    let with_hopper = archs.iter().any(|a| a == HOPPER_ARCH);
+    let kernel_files = generate_sources(&gen_dir, &head_dims, &dtypes, with_hopper);
 
     let mut build = cc::Build::new();
     build
@@ -181,21 +227,36 @@ fn main() {
         .flag("-lineinfo")
         .flag("-Xcompiler=-fPIC")
         .warnings(false);
-    for arch in &archs {
-        build.flag(format!("-gencode=arch=compute_{arch},code=sm_{arch}"));
-    }
     if env::var("FLASHATTN_PTXAS_VERBOSE").is_ok_and(|v| v == "1") {
         build.flag("-Xptxas=-v");
     }
     build.flag("-Xptxas=-warn-spills");
+    // The portable kernels and the dispatcher for every target; the Hopper kernels for sm_90a
+    // alone (their wgmma does not exist elsewhere).
+    let mut hopper_build = build.clone();
+    hopper_build.flag(format!(
+        "-gencode=arch=compute_{HOPPER_ARCH},code=sm_{HOPPER_ARCH}"
+    ));
+    for arch in &archs {
+        build.flag(format!("-gencode=arch=compute_{arch},code=sm_{arch}"));
+    }
 
     // One nvcc invocation per source file, each its own single-file `cc::Build`: cc compiles a
     // build with several .cu files as relocatable device code (`--device-c` + device link),
     // which cost registers and spills (docs/build.md). Whole-program objects need no device
     // link, so the archive is made from the objects alone.
-    let mut sources = vec![cuda_src.join("api/flashattn_api.cu")];
-    sources.extend(kernel_files);
-    let objects = compile_concurrently(&build, &sources);
+    let mut sources = vec![(&build, cuda_src.join("api/flashattn_api.cu"))];
+    for (kernel, file) in kernel_files {
+        sources.push((
+            if kernel == Kernel::Hopper {
+                &hopper_build
+            } else {
+                &build
+            },
+            file,
+        ));
+    }
+    let objects = compile_concurrently(&sources);
     let mut archive = build.clone();
     archive.objects(&objects);
     if let Err(e) = archive.try_compile("flashattn_kernels") {
@@ -232,9 +293,9 @@ fn main() {
     bindings.write_to_file(out_dir.join("bindings.rs")).unwrap();
 }
 
-/// Compile each source with its own copy of `base`, at most `NUM_JOBS` (cargo's -j) nvcc
+/// Compile each source with its own copy of its build, at most `NUM_JOBS` (cargo's -j) nvcc
 /// processes at a time: a kernel file takes 1-2 GB of memory in nvcc.
-fn compile_concurrently(base: &cc::Build, sources: &[PathBuf]) -> Vec<PathBuf> {
+fn compile_concurrently(sources: &[(&cc::Build, PathBuf)]) -> Vec<PathBuf> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let jobs = env::var("NUM_JOBS")
         .ok()
@@ -251,8 +312,10 @@ fn compile_concurrently(base: &cc::Build, sources: &[PathBuf]) -> Vec<PathBuf> {
                     let mut done = Vec::new();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(src) = sources.get(i) else { break };
-                        let mut one = base.clone();
+                        let Some((base, src)) = sources.get(i) else {
+                            break;
+                        };
+                        let mut one = (*base).clone();
                         one.file(src);
                         done.push((i, one.try_compile_intermediates()));
                     }
@@ -260,7 +323,10 @@ fn compile_concurrently(base: &cc::Build, sources: &[PathBuf]) -> Vec<PathBuf> {
                 })
             })
             .collect();
-        workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
     });
     by_source.sort_by_key(|(i, _)| *i);
     let mut objects = Vec::new();
@@ -269,7 +335,7 @@ fn compile_concurrently(base: &cc::Build, sources: &[PathBuf]) -> Vec<PathBuf> {
             Ok(objs) => objects.extend(objs),
             Err(e) => fail(&format!(
                 "nvcc failed to compile {}: {e}",
-                sources[i].display()
+                sources[i].1.display()
             )),
         }
     }
@@ -405,10 +471,22 @@ fn parse_dtypes(spec: Option<&str>) -> Vec<&'static Dtype> {
     picked
 }
 
-/// Write one instantiation file per (dtype, head dim) and the registry include; return the
-/// files to compile. Files are rewritten only when their text changes, so nvcc's outputs stay
-/// fresh for cargo's change tracking.
-fn generate_sources(gen_dir: &Path, head_dims: &[u32], dtypes: &[&Dtype]) -> Vec<PathBuf> {
+/// Which kernel family an instantiation file holds (they compile for different archs).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kernel {
+    Portable,
+    Hopper,
+}
+
+/// Write one instantiation file per (kernel, dtype, head dim) and the registry include; return
+/// the files to compile. Files are rewritten only when their text changes, so nvcc's outputs
+/// stay fresh for cargo's change tracking.
+fn generate_sources(
+    gen_dir: &Path,
+    head_dims: &[u32],
+    dtypes: &[&Dtype],
+    with_hopper: bool,
+) -> Vec<(Kernel, PathBuf)> {
     let mut registry = String::from(
         "// Generated by crates/flashattn-sys/build.rs: one compiled configuration per line.\n",
     );
@@ -454,7 +532,46 @@ fn generate_sources(gen_dir: &Path, head_dims: &[u32], dtypes: &[&Dtype]) -> Vec
             unit.push_str("}  // namespace flashattn::sm80\n");
             let path = gen_dir.join(format!("fwd_sm80_{}_d{hd}.cu", dtype.name));
             write_if_changed(&path, &unit);
-            files.push(path);
+            files.push((Kernel::Portable, path));
+        }
+    }
+    for dtype in dtypes.iter().filter(|_| with_hopper) {
+        for &hd in head_dims {
+            let tiles: Vec<&HopperTile> = SM90_TILES.iter().filter(|t| t.head_dim == hd).collect();
+            if tiles.is_empty() {
+                continue;
+            }
+            let mut unit = format!(
+                "// Generated by crates/flashattn-sys/build.rs: sm_90a kernels for {} head_dim {hd}.\n\
+                 #include \"sm90/fwd_kernel.cuh\"\n\nnamespace flashattn::sm90 {{\n",
+                dtype.name
+            );
+            for t in tiles {
+                let traits = format!(
+                    "FwdTraits<{}, {hd}, {}, {}, {}>",
+                    dtype.c_type, t.block_n, t.warpgroups, t.stages
+                );
+                writeln!(unit, "template FlashAttnStatus launch_fwd<{traits}>(FlashAttnFwdParams *, cudaStream_t);").unwrap();
+                let name = format!(
+                    "sm90_{}_d{hd}_m{}n{}w{}s{}",
+                    dtype.name,
+                    64 * t.warpgroups,
+                    t.block_n,
+                    4 * t.warpgroups,
+                    t.stages
+                );
+                writeln!(
+                    registry,
+                    "FLASHATTN_SM90_CONFIG({id}, {}, {}, {hd}, {}, {}, {}, \"{name}\")",
+                    dtype.c_enum, dtype.c_type, t.block_n, t.warpgroups, t.stages
+                )
+                .unwrap();
+                id += 1;
+            }
+            unit.push_str("}  // namespace flashattn::sm90\n");
+            let path = gen_dir.join(format!("fwd_sm90_{}_d{hd}.cu", dtype.name));
+            write_if_changed(&path, &unit);
+            files.push((Kernel::Hopper, path));
         }
     }
     write_if_changed(&gen_dir.join("flashattn_configs.inc"), &registry);

@@ -9,6 +9,7 @@
 
 #include "flashattn.h"
 #include "sm80/traits.cuh"
+#include "sm90/traits.cuh"
 
 namespace {
 
@@ -20,18 +21,27 @@ struct ConfigEntry {
     bool is_default;  // the built-in choice for its (dtype, head dim) when no config is named
 };
 
-// Rows come from the table in crates/flashattn-sys/build.rs, filtered by the build's
-// FLASHATTN_HEAD_DIMS / FLASHATTN_DTYPES, one FLASHATTN_SM80_CONFIG(...) per line.
+// Rows come from the tables in crates/flashattn-sys/build.rs, filtered by the build's
+// FLASHATTN_HEAD_DIMS / FLASHATTN_DTYPES / FLASHATTN_CUDA_ARCHS, one macro call per line.
+// Portable kernel: compiled for every target arch, runs on sm_80 and everything newer.
 #define FLASHATTN_SM80_TRAITS(element, head_dim, block_m, block_n, warps, stages, kv_splits) \
     flashattn::sm80::FwdTraits<element, head_dim, block_m, block_n, warps, stages, kv_splits>
 #define FLASHATTN_SM80_CONFIG(id, dtype, element, head_dim, block_m, block_n, warps, stages, kv_splits, name,  \
                               is_default)                                                                   \
-    ConfigEntry{{id, dtype, head_dim, block_m, block_n, warps, stages, kv_splits, 80,                         \
+    ConfigEntry{{id, dtype, head_dim, block_m, block_n, warps, stages, kv_splits, 80, 1000,                   \
                  FLASHATTN_SM80_TRAITS(element, head_dim, block_m, block_n, warps, stages, kv_splits)::kSmemBytes, \
                  name},                                                                                      \
                 &flashattn::sm80::launch_fwd<                                                                \
                     FLASHATTN_SM80_TRAITS(element, head_dim, block_m, block_n, warps, stages, kv_splits)>,     \
                 is_default},
+// Hopper kernel: sm_90a machine code, which runs on compute capability 9.0 only.
+#define FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages) \
+    flashattn::sm90::FwdTraits<element, head_dim, block_n, warpgroups, stages>
+#define FLASHATTN_SM90_CONFIG(id, dtype, element, head_dim, block_n, warpgroups, stages, name)                       \
+    ConfigEntry{{id, dtype, head_dim, 64 * (warpgroups), block_n, 4 * (warpgroups), stages, 1, 90, 90,                \
+                 FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages)::kSmemLaunchBytes, name},     \
+                &flashattn::sm90::launch_fwd<FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages)>, \
+                false},
 
 const ConfigEntry kConfigs[] = {
 #include "flashattn_configs.inc"
@@ -108,7 +118,9 @@ FlashAttnStatus flashattn_fwd(FlashAttnFwdParams *params, void *stream) {
     const ConfigEntry *entry = find_config(*params, &status);
     if (!entry) return status;
     params->config_used = entry->info.id;
-    if (params->compute_capability < entry->info.min_compute_capability) return FLASHATTN_STATUS_UNSUPPORTED_ARCH;
+    if (params->compute_capability < entry->info.min_compute_capability ||
+        params->compute_capability > entry->info.max_compute_capability)
+        return FLASHATTN_STATUS_UNSUPPORTED_ARCH;
     if (!params_are_launchable(*params)) return FLASHATTN_STATUS_INVALID_PARAMS;
     return entry->launch(params, static_cast<cudaStream_t>(stream));
 }

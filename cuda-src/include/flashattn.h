@@ -15,7 +15,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct below changes layout; the Rust side checks it at run time. */
-#define FLASHATTN_ABI_VERSION 2
+#define FLASHATTN_ABI_VERSION 3
 
 typedef enum FlashAttnDtype {
     FLASHATTN_DTYPE_F16 = 0,
@@ -84,9 +84,10 @@ typedef struct FlashAttnConfig {
     int32_t stages;    /* K/V shared-memory buffers per KV group */
     int32_t kv_splits; /* warp groups that split the key range inside the CTA (1: no split);
                           each warp owns block_m * kv_splits / warps query rows */
-    int32_t min_compute_capability;
+    int32_t min_compute_capability; /* oldest it runs on, major * 10 + minor */
+    int32_t max_compute_capability; /* newest: arch-specific code (sm_90a) runs on one only */
     int32_t smem_bytes;
-    const char *name; /* stable, e.g. "sm80_bf16_d128_m128n64w4s1", "sm80_f16_d64_m32n64w8s2kv4" */
+    const char *name; /* stable, e.g. "sm80_bf16_d128_m128n64w4s1", "sm90_f16_d64_m64n128w4s2" */
 } FlashAttnConfig;
 
 int32_t flashattn_abi_version(void);

@@ -64,24 +64,6 @@ struct RowState {
     float sum[Traits::kMTiles][2];  // partial: this thread's columns only until the epilogue
 };
 
-// Largest |round(row max * c)| for which the softmax uses the fused exponent (see the loop).
-// 2^8 bounds the residual at the max element by 2^-16: 16x below half an fp16 ulp.
-constexpr float kFusedExpLimit = 256.f;
-
-// The exponent offset of a row whose max (raw score units) is `max`: round(max * c). A row with
-// nothing visible yet keeps max = -inf; 0 instead keeps exp2(-inf - -inf) = NaN out of it.
-__device__ __forceinline__ float exponent_offset(float max, float scale_log2) {
-    return max == -CUDART_INF_F ? 0.f : __fmul_rn(max, scale_log2);
-}
-
-// exp2(x * c - offset). Exact form: x * c rounded on its own (__fmul_rn, no FMA contraction),
-// like the offset, so x == max gives exp2(0) = 1 exactly. Fused form: one FFMA and one
-// rounding, with a residual at x == max (see the loop for when that is harmless).
-template <bool kFused = false>
-__device__ __forceinline__ float exp2_from_offset(float x, float scale_log2, float offset) {
-    return fast_exp2(kFused ? __fmaf_rn(x, scale_log2, -offset) : __fmul_rn(x, scale_log2) - offset);
-}
-
 template <typename Traits>
 __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd_kernel(const FlashAttnFwdParams p) {
     using Element = typename Traits::Element;

@@ -98,6 +98,9 @@ pub struct CaseSpace {
     pub head_dims: Option<Vec<usize>>,
     /// Kernel configurations to draw.
     pub configs: ConfigFilter,
+    /// Only configurations that run on this compute capability (major * 10 + minor);
+    /// `None`: every compiled one.
+    pub compute_capability: Option<u32>,
 }
 
 impl Default for CaseSpace {
@@ -114,6 +117,7 @@ impl Default for CaseSpace {
             dtypes: vec![DType::F16, DType::BF16],
             head_dims: None,
             configs: ConfigFilter::All,
+            compute_capability: None,
         }
     }
 }
@@ -193,9 +197,11 @@ impl CaseSpace {
                 {
                     continue;
                 }
-                let matching = all
-                    .iter()
-                    .filter(|c| c.dtype == dtype && c.head_dim == head_dim);
+                let matching = all.iter().filter(|c| {
+                    c.dtype == dtype
+                        && c.head_dim == head_dim
+                        && self.compute_capability.is_none_or(|cc| c.runs_on(cc))
+                });
                 let (configs, auto): (Vec<&'static KernelConfig>, bool) = match &self.configs {
                     ConfigFilter::All => (matching.collect(), true),
                     ConfigFilter::Auto => (Vec::new(), true),

@@ -16,7 +16,7 @@ use proptest::strategy::{BoxedStrategy, Strategy, ValueTree};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-const DRAWS: usize = 2000;
+const DRAWS: usize = 4000;
 
 fn draw(strategy: &BoxedStrategy<Case>, seed: u64, n: usize) -> Vec<Case> {
     let mut runner = seeded_runner(seed);

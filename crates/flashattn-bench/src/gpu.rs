@@ -73,6 +73,13 @@ impl Gpu {
         })
     }
 
+    /// Compute capability, major * 10 + minor (0 if the driver cannot say).
+    pub fn compute_capability(&self) -> u32 {
+        self.ctx
+            .compute_capability()
+            .map_or(0, |(major, minor)| (major * 10 + minor) as u32)
+    }
+
     /// The device description for a report.
     pub fn device(&self) -> Device {
         let cc = self.ctx.compute_capability().ok();
@@ -343,11 +350,12 @@ pub fn dtype_of(shape: &Shape) -> DType {
     }
 }
 
-/// Compiled configurations that can run `shape`.
-pub fn configs_for(shape: &Shape) -> Vec<&'static KernelConfig> {
+/// Compiled configurations that can run `shape` on a device of compute capability `cc`
+/// (major * 10 + minor).
+pub fn configs_for(shape: &Shape, cc: u32) -> Vec<&'static KernelConfig> {
     let dtype = dtype_of(shape);
     flashattn::kernel_configs()
         .iter()
-        .filter(|c| c.dtype == dtype && c.head_dim == shape.head_dim)
+        .filter(|c| c.dtype == dtype && c.head_dim == shape.head_dim && c.runs_on(cc))
         .collect()
 }

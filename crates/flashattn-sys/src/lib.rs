@@ -56,7 +56,14 @@ mod tests {
             let name = unsafe { std::ffi::CStr::from_ptr(c.name) }
                 .to_str()
                 .unwrap();
-            assert!(name.starts_with("sm80_"), "{name}");
+            assert!(
+                name.starts_with("sm80_") || name.starts_with("sm90_"),
+                "{name}"
+            );
+            assert!(
+                c.min_compute_capability <= c.max_compute_capability,
+                "{name}"
+            );
         }
         let mut c = FlashAttnConfig::default();
         assert_eq!(

@@ -26,10 +26,20 @@ pub struct KernelConfig {
     pub kv_splits: usize,
     /// Oldest compute capability it runs on (major * 10 + minor).
     pub min_compute_capability: u32,
+    /// Newest compute capability it runs on: arch-specific code (the `sm90_` kernels, built
+    /// for sm_90a) runs on one only.
+    pub max_compute_capability: u32,
     /// Dynamic shared memory per CTA.
     pub smem_bytes: usize,
     /// Stable name, e.g. `sm80_bf16_d128_m128n64w4s2`.
     pub name: &'static str,
+}
+
+impl KernelConfig {
+    /// Whether this configuration runs on a device of compute capability `cc` (major * 10 + minor).
+    pub fn runs_on(&self, cc: u32) -> bool {
+        (self.min_compute_capability..=self.max_compute_capability).contains(&cc)
+    }
 }
 
 /// Every configuration this build compiled, in id order.
@@ -57,6 +67,7 @@ pub fn kernel_configs() -> &'static [KernelConfig] {
                     stages: c.stages as usize,
                     kv_splits: c.kv_splits as usize,
                     min_compute_capability: c.min_compute_capability as u32,
+                    max_compute_capability: c.max_compute_capability as u32,
                     smem_bytes: c.smem_bytes as usize,
                     name,
                 })

@@ -97,9 +97,9 @@ pub(crate) fn tuned(
             .filter(|(d, _)| *d <= 2.0)
             .min_by(|a, b| a.0.total_cmp(&b.0))
             .and_then(|(_, e)| {
-                kernel_configs().iter().find(|c| {
-                    c.name == e.config && c.dtype == dtype && c.min_compute_capability <= cc
-                })
+                kernel_configs()
+                    .iter()
+                    .find(|c| c.name == e.config && c.dtype == dtype && c.runs_on(cc))
             })
     };
     tables().iter().find_map(|t| nearest(t))

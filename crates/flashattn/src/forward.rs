@@ -183,7 +183,7 @@ fn choose_config(
     cc: u32,
     device: &crate::device::DeviceInfo,
 ) -> Result<&'static KernelConfig> {
-    let runnable = |c: &&KernelConfig| c.min_compute_capability <= cc;
+    let runnable = |c: &&KernelConfig| c.runs_on(cc);
     match &params.kernel {
         KernelChoice::Id(id) => candidates(dtype, params.head_dim)
             .find(|c| c.id == *id)
@@ -220,7 +220,7 @@ pub(crate) fn auto_config(
     sm_count: usize,
 ) -> Option<&'static KernelConfig> {
     // No allocation: this runs on every launch. One-warp tiles only when nothing else exists.
-    let runnable = |c: &&KernelConfig| c.min_compute_capability <= cc;
+    let runnable = |c: &&KernelConfig| c.runs_on(cc);
     let multi_warp = candidates(dtype, params.head_dim)
         .filter(runnable)
         .any(|c| c.warps > 1);
@@ -238,7 +238,16 @@ pub(crate) fn auto_config(
     // Head dim <= 64 leaves room for 128 keys of S per warp: FlashAttention-2's 128 x 128 tile,
     // and the tuner's pick for every long d64 shape on the H100. Larger head dims take 64 keys.
     let wide_keys = if params.head_dim <= 64 { 128 } else { 64 };
-    let preference = |c: &KernelConfig| (c.warps == 4, c.stages == 2, c.block_n == wide_keys);
+    // Last tie-break: the most arch-specific kernel that runs here (the sm_90a tiles on an H100),
+    // which the tuner chose on every shape where one of the same size competed.
+    let preference = |c: &KernelConfig| {
+        (
+            c.warps == 4,
+            c.stages == 2,
+            c.block_n == wide_keys,
+            c.min_compute_capability,
+        )
+    };
     let plain = || pool().filter(|c| c.kv_splits == 1);
     if let Some(c) = plain()
         .filter(|c| ctas(c) >= target)

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use cudarc::driver::CudaStream;
 use flashattn::DType;
-use flashattn_fuzz::harness::{Case, Outcome, gpu_stream, run_case};
+use flashattn_fuzz::harness::{Case, Outcome, compute_capability, gpu_stream, run_case};
 use flashattn_fuzz::strategies::{
     CaseSpace, ConfigFilter, all_labels, classify, seeded_runner, shrink, work,
 };
@@ -383,7 +383,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let space = match args.space() {
+    let mut space = match args.space() {
         Ok(s) => s,
         Err(e) => {
             eprintln!("flashattn-fuzz: {e}");
@@ -392,17 +392,23 @@ fn main() -> ExitCode {
     };
     // The space is checked before the GPU so that a typo in --config is reported as such
     // on any machine.
-    let (targets, strategy) = match space.targets().and_then(|t| Ok((t, space.strategy()?))) {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("flashattn-fuzz: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    if let Err(e) = space.targets().and_then(|_| space.strategy()) {
+        eprintln!("flashattn-fuzz: {e}");
+        return ExitCode::from(2);
+    }
     let stream = match gpu_stream() {
         Ok(s) => s,
         Err(e) => {
             println!("flashattn-fuzz: no usable GPU ({e}); nothing fuzzed");
+            return ExitCode::from(2);
+        }
+    };
+    // Draw only configurations this GPU runs (sm_90a code runs on compute capability 9.0 only).
+    space.compute_capability = compute_capability(&stream).ok();
+    let (targets, strategy) = match space.targets().and_then(|t| Ok((t, space.strategy()?))) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("flashattn-fuzz: {e}");
             return ExitCode::from(2);
         }
     };

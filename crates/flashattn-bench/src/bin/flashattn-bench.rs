@@ -97,7 +97,7 @@ fn run(args: &[String]) -> i32 {
             "auto" => vec![(KernelChoice::Auto, "flashattn".to_string())],
             "all" => std::iter::once((KernelChoice::Auto, "flashattn".to_string()))
                 .chain(
-                    configs_for(&e.shape)
+                    configs_for(&e.shape, gpu.compute_capability())
                         .into_iter()
                         .map(|c| (KernelChoice::Id(c.id), format!("flashattn[{}]", c.name))),
                 )
@@ -281,7 +281,7 @@ fn tune(args: &[String]) -> i32 {
     let mut failed = false;
     for (i, e) in entries.iter().enumerate() {
         let mut best: Option<(String, f64)> = None;
-        for c in configs_for(&e.shape) {
+        for c in configs_for(&e.shape, gpu.compute_capability()) {
             if !correct_on_slice(&e.shape, c) {
                 println!(
                     "[{}/{}] {} {}: FAILED correctness, skipped",

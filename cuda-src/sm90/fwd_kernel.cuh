@@ -1,0 +1,392 @@
+// The Hopper forward kernel (sm_90a): the portable kernel's algorithm with both GEMMs on
+// warpgroup MMAs. Each warpgroup owns 64 query rows; Q, K and V are read by the tensor cores
+// straight from shared memory in the 128-byte swizzle layout and P is a register operand, so
+// no ldmatrix sits in the key loop. K/V arrive by cp.async into a ring of buffers shared by the
+// CTA's warpgroups. With one warpgroup per CTA, two or three CTAs share an SM and one's softmax
+// runs under another's MMAs.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <math_constants.h>
+
+#include <type_traits>
+
+#include "sm80/primitives.cuh"
+#include "sm90/traits.cuh"
+#include "sm90/wgmma.cuh"
+
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "the sm90 kernels use wgmma: compile them only with -gencode=arch=compute_90a,code=sm_90a"
+#endif
+
+namespace flashattn::sm90 {
+
+using sm80::cp_async_16;
+using sm80::cp_async_commit;
+using sm80::cp_async_wait;
+using sm80::exp2_from_offset;
+using sm80::exponent_offset;
+using sm80::kFusedExpLimit;
+using sm80::smem_addr;
+
+// Copy rows [0, kRows) of a tile from global memory into the swizzled atom layout at shared
+// address `tile`, all threads of the CTA; rows >= valid_rows become zeros without being read.
+// Each thread keeps one chunk column and steps a multiple of 8 rows per pass, so its swizzled
+// address is computed once.
+template <typename Traits, int kRows>
+__device__ __forceinline__ void load_tile(uint32_t tile, const typename Traits::Element *src, int64_t row_stride,
+                                          int valid_rows) {
+    constexpr int kCPR = Traits::kChunksPerRow;
+    constexpr int kRowStep = Traits::kThreads / kCPR;
+    constexpr int kPasses = kRows / kRowStep;
+    static_assert(Traits::kThreads % kCPR == 0 && kRowStep % 8 == 0 && kRows % kRowStep == 0,
+                  "each loader keeps its chunk column and its swizzle from pass to pass");
+    const int row0 = threadIdx.x / kCPR;
+    const int chunk = threadIdx.x % kCPR;
+    const uint32_t s = tile + sw128_offset(kRows, row0, chunk);
+    const auto *g = src + row0 * row_stride + chunk * 8;
+    const int64_t step = kRowStep * row_stride;
+    if (valid_rows >= kRows) {
+#pragma unroll
+        for (int k = 0; k < kPasses; ++k) cp_async_16(s + k * kRowStep * kAtomRowBytes, g + k * step);
+    } else {
+#pragma unroll
+        for (int k = 0; k < kPasses; ++k) {
+            const bool valid = row0 + k * kRowStep < valid_rows;
+            // An invalid row still needs a legal address operand; row 0 of the tile always exists.
+            cp_async_16(s + k * kRowStep * kAtomRowBytes, valid ? g + k * step : src, valid);
+        }
+    }
+}
+
+template <typename Traits>
+__global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd_kernel(const FlashAttnFwdParams p) {
+    using Element = typename Traits::Element;
+    using Pack = sm80::Mma<Element>;
+    constexpr int kBlockM = Traits::kBlockM;
+    constexpr int kBlockN = Traits::kBlockN;
+    constexpr int kStages = Traits::kStages;
+    constexpr int kAtoms = Traits::kAtoms;
+    constexpr int kNTiles = kBlockN / 8;  // n8 column tiles of S
+    constexpr int kCPR = Traits::kChunksPerRow;
+
+    extern __shared__ unsigned char smem_raw[];
+    // wgmma's swizzle is a function of address bits, so tiles must start on 1024-byte boundaries.
+    const uint32_t raw_base = smem_addr(smem_raw);
+    const uint32_t smem_base = (raw_base + kSwizzleBytes - 1) & ~static_cast<uint32_t>(kSwizzleBytes - 1);
+    const uint32_t q_smem = smem_base;
+    auto k_smem = [&](int stage) { return smem_base + Traits::kQBytes + stage * 2 * Traits::kTileBytes; };
+    auto v_smem = [&](int stage) { return k_smem(stage) + Traits::kTileBytes; };
+
+    // Same tile order as the portable kernel: causal grids walk the longest query tiles of
+    // every (batch, head) first.
+    int m_block = blockIdx.x, head = blockIdx.y, batch = blockIdx.z;
+    if (p.causal) {
+        const int heads_x_batch = gridDim.y * gridDim.z;
+        const long long linear = blockIdx.x + static_cast<long long>(gridDim.x) * (blockIdx.y + gridDim.y * blockIdx.z);
+        const int head_batch = static_cast<int>(linear % heads_x_batch);
+        m_block = gridDim.x - 1 - static_cast<int>(linear / heads_x_batch);
+        head = head_batch % gridDim.y;
+        batch = head_batch / gridDim.y;
+    }
+    const int kv_head = head / (p.heads_q / p.heads_kv);
+    const int warp = (threadIdx.x / 32) % 4;  // within the warpgroup
+    const int lane = threadIdx.x % 32;
+    const int g = lane / 4;
+    const int t = lane % 4;
+    const int warpgroup = threadIdx.x / 128;
+    const int warp_row0 = warpgroup * 64 + warp * 16;  // first of this warp's 16 rows
+
+    const int row_begin = m_block * kBlockM;
+    const int rows_here = min(kBlockM, p.seqlen_q - row_begin);
+    const int diag_offset = p.seqlen_k - p.seqlen_q;
+
+    const Element *q_ptr = static_cast<const Element *>(p.q) + batch * p.q_batch_stride + head * p.q_head_stride +
+                           row_begin * p.q_row_stride;
+    const Element *k_ptr = static_cast<const Element *>(p.k) + batch * p.k_batch_stride + kv_head * p.k_head_stride;
+    const Element *v_ptr = static_cast<const Element *>(p.v) + batch * p.v_batch_stride + kv_head * p.v_head_stride;
+    Element *o_ptr = static_cast<Element *>(p.o) + batch * p.o_batch_stride + head * p.o_head_stride +
+                     row_begin * p.o_row_stride;
+    float *lse_ptr = p.lse ? p.lse + (static_cast<int64_t>(batch) * p.heads_q + head) * p.seqlen_q + row_begin : nullptr;
+
+    int key_end = p.seqlen_k;
+    if (p.causal) key_end = min(key_end, row_begin + rows_here + diag_offset);
+    if (key_end <= 0) {
+        // Every row of the tile is fully masked: O = 0 and LSE = -inf, with no K/V traffic.
+        for (int i = threadIdx.x; i < rows_here * kCPR; i += Traits::kThreads) {
+            const int row = i / kCPR, chunk = i % kCPR;
+            *reinterpret_cast<uint4 *>(o_ptr + row * p.o_row_stride + chunk * 8) = make_uint4(0, 0, 0, 0);
+        }
+        if (lse_ptr)
+            for (int row = threadIdx.x; row < rows_here; row += Traits::kThreads) lse_ptr[row] = -CUDART_INF_F;
+        return;
+    }
+    // Key tiles are walked from the last one down, so the masked tiles come first.
+    const int n_blocks = (key_end + kBlockN - 1) / kBlockN;
+    auto load_kv = [&](int n_block, int stage) {
+        const int key0 = n_block * kBlockN;
+        load_tile<Traits, kBlockN>(k_smem(stage), k_ptr + key0 * p.k_row_stride, p.k_row_stride, p.seqlen_k - key0);
+        load_tile<Traits, kBlockN>(v_smem(stage), v_ptr + key0 * p.v_row_stride, p.v_row_stride, p.seqlen_k - key0);
+    };
+
+    // Q rides in the first commit group; one group per stage keeps wait_group counting exact.
+    load_tile<Traits, kBlockM>(q_smem, q_ptr, p.q_row_stride, rows_here);
+#pragma unroll
+    for (int s = 0; s < kStages - 1; ++s) {
+        if (s < n_blocks) load_kv(n_blocks - 1 - s, s);
+        cp_async_commit();
+    }
+
+    const float scale_log2 = p.softmax_scale * 1.4426950408889634f;  // log2(e)
+    float acc_o[kAtoms][8][4];
+#pragma unroll
+    for (int a = 0; a < kAtoms; ++a)
+#pragma unroll
+        for (int nt = 0; nt < 8; ++nt)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) acc_o[a][nt][i] = 0.f;
+    // This thread's rows are g and g + 8 of its warp's slice; sums are partial (its columns)
+    // until the epilogue.
+    float row_max[2] = {-CUDART_INF_F, -CUDART_INF_F};
+    float row_sum[2] = {0.f, 0.f};
+
+    // S = Q K^T for the key tile in `stage`: [64, kBlockN] per warpgroup, both operands K-major
+    // from shared memory; a k16 step is 32 bytes along the swizzled row, or the next atom.
+    auto issue_qk = [&](float(&acc_s)[kNTiles][4], int stage) {
+        wgmma_fence();
+#pragma unroll
+        for (int ks = 0; ks < Traits::kQKSteps; ++ks) {
+            const uint32_t q_addr =
+                q_smem + (ks / 4) * kBlockM * kAtomRowBytes + warpgroup * 64 * kAtomRowBytes + (ks % 4) * 32;
+            const uint32_t k_addr = k_smem(stage) + (ks / 4) * kBlockN * kAtomRowBytes + (ks % 4) * 32;
+            WgmmaSS<static_cast<WgmmaN>(kBlockN), 0>::template run<Element>(
+                acc_s, sw128_desc(q_addr, 16, kSwizzleBytes), sw128_desc(k_addr, 16, kSwizzleBytes), ks > 0);
+        }
+        wgmma_commit();
+    };
+
+    // The online softmax of key tile `n_block`, exactly the portable kernel's arithmetic (see its
+    // comments on the fused exponent and the skipped rescale), in two halves. First: mask, new
+    // row max, and O and the row sums rescaled to it; O must not be in flight. Second: the
+    // exponentials, their row sums and P packed as the A operand of P.V. The overlapped schedule
+    // issues the next Q.K^T between the halves: ptxas serializes wgmmas (warning C7515) when a
+    // non-wgmma instruction writes an accumulator of a wgmma in the same pipeline stage, and
+    // the rescale writes P.V's accumulator.
+    struct RowOffsets {
+        float m_use[2];
+        bool fused_exp;
+    };
+    auto softmax_rescale = [&](float(&acc_s)[kNTiles][4], int n_block) {
+        const int key0 = n_block * kBlockN;
+        const bool needs_mask =
+            key0 + kBlockN > p.seqlen_k || (p.causal && key0 + kBlockN - 1 > row_begin + diag_offset);
+        if (needs_mask) {
+#pragma unroll
+            for (int nt = 0; nt < kNTiles; ++nt)
+#pragma unroll
+                for (int i = 0; i < 4; ++i) {
+                    const int row = row_begin + warp_row0 + g + (i / 2) * 8;
+                    const int col = key0 + nt * 8 + 2 * t + (i % 2);
+                    const bool visible = col < p.seqlen_k && (!p.causal || col <= row + diag_offset);
+                    if (!visible) acc_s[nt][i] = -CUDART_INF_F;
+                }
+        }
+        float m_use[2], alpha[2];
+        bool offsets_small = true;
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            float m_new = row_max[r];
+#pragma unroll
+            for (int nt = 0; nt < kNTiles; ++nt) m_new = fmaxf(m_new, fmaxf(acc_s[nt][2 * r], acc_s[nt][2 * r + 1]));
+            m_new = fmaxf(m_new, __shfl_xor_sync(0xffffffff, m_new, 1));
+            m_new = fmaxf(m_new, __shfl_xor_sync(0xffffffff, m_new, 2));
+            m_use[r] = exponent_offset(m_new, scale_log2);
+            alpha[r] = exp2_from_offset(row_max[r], scale_log2, m_use[r]);
+            row_max[r] = m_new;
+            offsets_small = offsets_small && fabsf(m_use[r]) < kFusedExpLimit;
+        }
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            row_sum[r] *= alpha[r];
+            if (__any_sync(0xffffffff, alpha[r] != 1.f)) {
+#pragma unroll
+                for (int a = 0; a < kAtoms; ++a)
+#pragma unroll
+                    for (int nt = 0; nt < 8; ++nt) {
+                        acc_o[a][nt][2 * r] *= alpha[r];
+                        acc_o[a][nt][2 * r + 1] *= alpha[r];
+                    }
+            }
+        }
+        return RowOffsets{{m_use[0], m_use[1]}, __all_sync(0xffffffff, offsets_small) != 0};
+    };
+    // S is only read here, never rewritten in place: in the overlapped schedule a write to any
+    // register that some wgmma uses as an accumulator, inside the next Q.K^T's pipeline stage,
+    // also triggers C7515.
+    auto softmax_to_p = [&](const float(&acc_s)[kNTiles][4], const RowOffsets &offsets,
+                            uint32_t(&p_frag)[Traits::kPVSteps][4]) {
+        auto exponentiate = [&](auto fused) {
+            constexpr bool kFused = decltype(fused)::value;
+            float partial[2] = {0.f, 0.f};
+#pragma unroll
+            for (int nt = 0; nt < kNTiles; ++nt) {
+                float e[4];
+#pragma unroll
+                for (int i = 0; i < 4; ++i) e[i] = exp2_from_offset<kFused>(acc_s[nt][i], scale_log2, offsets.m_use[i / 2]);
+                partial[0] += e[0] + e[1];
+                partial[1] += e[2] + e[3];
+                // Two adjacent n8 tiles of S, packed to 16 bits, are one k16 A fragment.
+                p_frag[nt / 2][(nt % 2) * 2] = Pack::pack(e[0], e[1]);
+                p_frag[nt / 2][(nt % 2) * 2 + 1] = Pack::pack(e[2], e[3]);
+            }
+            row_sum[0] += partial[0];
+            row_sum[1] += partial[1];
+        };
+        if (offsets.fused_exp)
+            exponentiate(std::true_type{});
+        else
+            exponentiate(std::false_type{});
+    };
+
+    // O += P V with P from registers and V as the MN-major B operand straight from its tile.
+    // The rescale and the packing must land before the fence (see hold); callers pin O.
+    auto issue_pv = [&](uint32_t(&p_frag)[Traits::kPVSteps][4], int stage) {
+        hold(p_frag);
+        wgmma_fence();
+#pragma unroll
+        for (int a = 0; a < kAtoms; ++a)
+#pragma unroll
+            for (int kk = 0; kk < Traits::kPVSteps; ++kk) {
+                const uint32_t v_addr = v_smem(stage) + a * kBlockN * kAtomRowBytes + kk * 16 * kAtomRowBytes;
+                WgmmaRS64<Element, 1>::run(acc_o[a], p_frag[kk],
+                                           sw128_desc(v_addr, kBlockN * kAtomRowBytes, kSwizzleBytes), true);
+            }
+        wgmma_commit();
+    };
+
+    // Every shared-memory copy this thread made so far has landed and, after the barrier, is
+    // visible to every warpgroup's tensor-core reads; every warpgroup has also finished the MMAs
+    // it waited for before arriving.
+    auto tiles_landed = [&]() {
+        fence_proxy_async();
+        __syncthreads();
+    };
+
+    if constexpr (!Traits::kOverlapQK) {
+        for (int iter = 0; iter < n_blocks; ++iter) {
+            const int stage = iter % kStages;
+            cp_async_wait<kStages - 2>();
+            tiles_landed();  // this stage landed; the one refilled next is free
+            const int ahead = iter + kStages - 1;
+            if (ahead < n_blocks) load_kv(n_blocks - 1 - ahead, ahead % kStages);
+            cp_async_commit();
+
+            float acc_s[kNTiles][4];
+            issue_qk(acc_s, stage);
+            wgmma_wait<0>();
+            hold(acc_s);
+            uint32_t p_frag[Traits::kPVSteps][4];
+            softmax_to_p(acc_s, softmax_rescale(acc_s, n_blocks - 1 - iter), p_frag);
+            hold(acc_o);
+            issue_pv(p_frag, stage);
+            wgmma_wait<0>();
+            hold(acc_o);
+            hold(p_frag);
+        }
+    } else {
+        // Q.K^T of the next key tile runs on the tensor cores while this tile's softmax runs on
+        // the other units (FlashAttention-3's intra-warpgroup overlap). Two S accumulators, the
+        // loop unrolled by two so each has fixed registers. Three buffers: while tile j's V and
+        // tile j+1's K are read, tile j+2 streams into the third.
+        float acc_a[kNTiles][4], acc_b[kNTiles][4];
+        cp_async_wait<kStages - 2>();
+        tiles_landed();
+        issue_qk(acc_a, 0);
+        wgmma_wait<0>();
+        hold(acc_a);
+        auto step = [&](int iter, float(&cur)[kNTiles][4], float(&next)[kNTiles][4]) {
+            const bool has_next = iter + 1 < n_blocks;
+            const RowOffsets offsets = softmax_rescale(cur, n_blocks - 1 - iter);
+            // O is pinned here, ahead of the next Q.K^T: pinning it again inside that wgmma's
+            // pipeline stage (before P.V) also triggers C7515.
+            hold(acc_o);
+            if (has_next) {
+                cp_async_wait<0>();
+                tiles_landed();  // tile iter+1 landed; tile iter-1's buffer is free
+                if (iter + 2 < n_blocks) load_kv(n_blocks - 1 - (iter + 2), (iter + 2) % kStages);
+                cp_async_commit();
+                issue_qk(next, (iter + 1) % kStages);
+            }
+            uint32_t p_frag[Traits::kPVSteps][4];
+            softmax_to_p(cur, offsets, p_frag);
+            issue_pv(p_frag, iter % kStages);
+            wgmma_wait<0>();
+            hold(acc_o);
+            hold(p_frag);
+            hold(next);
+        };
+        for (int iter = 0; iter < n_blocks; iter += 2) {
+            step(iter, acc_a, acc_b);
+            if (iter + 1 < n_blocks) step(iter + 1, acc_b, acc_a);
+        }
+    }
+
+    // Epilogue: finish the row sums across the quad, normalise, and stage O through the Q
+    // buffer so global stores are whole 16-byte chunks.
+    cp_async_wait<0>();
+    __syncthreads();  // every warp is done with Q and the last K/V stage
+    const uint32_t o_smem = q_smem;
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        row_sum[r] += __shfl_xor_sync(0xffffffff, row_sum[r], 1);
+        row_sum[r] += __shfl_xor_sync(0xffffffff, row_sum[r], 2);
+        const float sum = row_sum[r];
+        // sum == 0 only for a row that saw no key: O = 0, LSE = -inf.
+        const float inv = sum > 0.f ? 1.f / sum : 0.f;
+        const int local_row = warp_row0 + g + r * 8;
+        if (lse_ptr && t == 0 && local_row < rows_here)
+            lse_ptr[local_row] = sum > 0.f ? row_max[r] * p.softmax_scale + logf(sum) : -CUDART_INF_F;
+#pragma unroll
+        for (int a = 0; a < kAtoms; ++a)
+#pragma unroll
+            for (int nt = 0; nt < 8; ++nt) {
+                const uint32_t packed = Pack::pack(acc_o[a][nt][2 * r] * inv, acc_o[a][nt][2 * r + 1] * inv);
+                asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(o_smem + sw128_offset(kBlockM, local_row, a * 8 + nt) +
+                                                                4 * t),
+                             "r"(packed));
+            }
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < rows_here * kCPR; i += Traits::kThreads) {
+        const int row = i / kCPR, chunk = i % kCPR;
+        uint4 v;
+        asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                     : "r"(o_smem + sw128_offset(kBlockM, row, chunk)));
+        *reinterpret_cast<uint4 *>(o_ptr + row * p.o_row_stride + chunk * 8) = v;
+    }
+}
+
+template <typename Traits>
+FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream) {
+    auto kernel = fwd_kernel<Traits>;
+    constexpr int kSmem = Traits::kSmemLaunchBytes;
+    cudaError_t err = cudaSuccess;
+    if constexpr (kSmem > 48 * 1024) {
+        err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+        if (err != cudaSuccess) {
+            params->cuda_error = static_cast<int32_t>(err);
+            return FLASHATTN_STATUS_CUDA_ERROR;
+        }
+    }
+    const dim3 grid((params->seqlen_q + Traits::kBlockM - 1) / Traits::kBlockM, params->heads_q, params->batch);
+    kernel<<<grid, Traits::kThreads, kSmem, stream>>>(*params);
+    err = cudaGetLastError();
+    if (err != cudaSuccess) {
+        params->cuda_error = static_cast<int32_t>(err);
+        return FLASHATTN_STATUS_CUDA_ERROR;
+    }
+    return FLASHATTN_STATUS_SUCCESS;
+}
+
+}  // namespace flashattn::sm90

@@ -1,0 +1,57 @@
+// Compile-time configuration of the Hopper (sm_90a) forward kernel. One FwdTraits instantiation
+// is one entry of the config table (crates/flashattn-sys/build.rs, SM90_TILES); the kernel body
+// lives in fwd_kernel.cuh and is compiled only for sm_90a.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "flashattn.h"
+
+namespace flashattn::sm90 {
+
+template <typename Element_, int kHeadDim_, int kBlockN_, int kWarpgroups_, int kStages_>
+struct FwdTraits {
+    using Element = Element_;
+    static constexpr int kHeadDim = kHeadDim_;
+    static constexpr int kBlockN = kBlockN_;          // keys per iteration
+    static constexpr int kWarpgroups = kWarpgroups_;  // each owns 64 query rows
+    static constexpr int kStages = kStages_;          // K/V shared-memory buffers
+    // Three buffers select the overlapped schedule: Q.K^T of key tile j+1 is issued before the
+    // softmax of tile j, which needs a second S accumulator and a third buffer. Two buffers:
+    // each tile's Q.K^T, softmax and P.V in turn, the next tile's copy under all of it.
+    static constexpr bool kOverlapQK = kStages_ == 3;
+    static constexpr int kBlockM = 64 * kWarpgroups;  // query rows per CTA
+    static constexpr int kWarps = 4 * kWarpgroups;
+    static constexpr int kThreads = 128 * kWarpgroups;
+    // One-warpgroup CTAs exist to put several of them on an SM, so that one's softmax and
+    // copies run under another's MMAs: cap registers at 168 so three fit (no spills at d64 and
+    // d128 with 64 or 128 keys; a cap of 128 for four spilled). The overlapped schedule's second
+    // S accumulator does not fit that at 128 keys, where three buffers allow two CTAs anyway.
+    static constexpr int kMinBlocksPerSM = kWarpgroups_ > 1 ? 1 : (kStages_ == 3 && kBlockN_ == 128 ? 2 : 3);
+
+    static constexpr int kAtoms = kHeadDim / 64;        // 64-column swizzle atoms per row
+    static constexpr int kChunksPerRow = kHeadDim / 8;  // 16-byte chunks per row
+    static constexpr int kQKSteps = kHeadDim / 16;      // k16 steps of Q.K^T
+    static constexpr int kPVSteps = kBlockN / 16;       // k16 steps of P.V
+
+    static_assert(kHeadDim % 64 == 0, "wgmma tiles are built from 64-column (128-byte) swizzle atoms");
+    static_assert(kBlockN == 64 || kBlockN == 128, "S is one m64n64 or m64n128 wgmma per k16 step");
+    static_assert(kWarpgroups >= 1 && kWarpgroups <= 3, "one to three warpgroups of 64 rows");
+    static_assert(kStages == 2 || kStages == 3, "two buffers (plain schedule) or three (overlapped)");
+
+    static constexpr int kQBytes = kBlockM * kHeadDim * static_cast<int>(sizeof(Element));
+    static constexpr int kTileBytes = kBlockN * kHeadDim * static_cast<int>(sizeof(Element));
+    // Q tile (reused for O in the epilogue), then [stage] {K tile, V tile}; every tile is a
+    // whole number of 1024-byte swizzle periods, so each starts 1024-aligned.
+    static constexpr int kSmemBytes = kQBytes + kStages * 2 * kTileBytes;
+    // The launch rounds the dynamic shared-memory base up to 1024 bytes.
+    static constexpr int kSmemLaunchBytes = kSmemBytes + 1024;
+    static_assert(kQBytes % 1024 == 0 && kTileBytes % 1024 == 0, "tiles keep 1024-byte alignment");
+    static_assert(kSmemLaunchBytes <= 227 * 1024, "tile does not fit in shared memory");
+};
+
+// Defined in fwd_kernel.cuh, instantiated by the generated per-(dtype, head dim) sm_90a files.
+template <typename Traits>
+FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream);
+
+}  // namespace flashattn::sm90
