@@ -123,16 +123,29 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     }
     // Key tiles are walked from the last one down, so the masked tiles come first.
     const int n_blocks = (key_end + kBlockN - 1) / kBlockN;
-    auto load_kv = [&](int n_block, int stage) {
+    auto load_k = [&](int n_block, int stage) {
         const int key0 = n_block * kBlockN;
         load_tile<Traits, kBlockN>(k_smem(stage), k_ptr + key0 * p.k_row_stride, p.k_row_stride, p.seqlen_k - key0);
+    };
+    auto load_v = [&](int n_block, int stage) {
+        const int key0 = n_block * kBlockN;
         load_tile<Traits, kBlockN>(v_smem(stage), v_ptr + key0 * p.v_row_stride, p.v_row_stride, p.seqlen_k - key0);
     };
+    auto load_kv = [&](int n_block, int stage) {
+        load_k(n_block, stage);
+        load_v(n_block, stage);
+    };
 
-    // Q rides in the first commit group; one group per stage keeps wait_group counting exact.
+    // Commit groups: {Q, K of the first tile}, {its V}, then one per later tile. The short
+    // sequences are latency-bound and the first Q.K^T waits for nothing but its operands; the
+    // first V lands under it. Later tiles keep one group each, so wait_group counts stay exact.
     load_tile<Traits, kBlockM>(q_smem, q_ptr, p.q_row_stride, rows_here);
+    load_k(n_blocks - 1, 0);
+    cp_async_commit();
+    load_v(n_blocks - 1, 0);
+    cp_async_commit();
 #pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) {
+    for (int s = 1; s < kStages - 1; ++s) {
         if (s < n_blocks) load_kv(n_blocks - 1 - s, s);
         cp_async_commit();
     }
@@ -275,7 +288,10 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     if constexpr (!Traits::kOverlapQK) {
         for (int iter = 0; iter < n_blocks; ++iter) {
             const int stage = iter % kStages;
-            cp_async_wait<kStages - 2>();
+            if (iter == 0)
+                cp_async_wait<kStages - 1>();  // Q and the first K (its V may still be in flight)
+            else
+                cp_async_wait<kStages - 2>();
             tiles_landed();  // this stage landed; the one refilled next is free
             const int ahead = iter + kStages - 1;
             if (ahead < n_blocks) load_kv(n_blocks - 1 - ahead, ahead % kStages);
@@ -287,6 +303,10 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
             hold(acc_s);
             uint32_t p_frag[Traits::kPVSteps][4];
             softmax_to_p(acc_s, softmax_rescale(acc_s, n_blocks - 1 - iter), p_frag);
+            if (iter == 0) {
+                cp_async_wait<kStages - 1>();  // the first V (the prefetch above may be in flight)
+                tiles_landed();
+            }
             hold(acc_o);
             issue_pv(p_frag, stage);
             wgmma_wait<0>();
@@ -299,7 +319,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
         // loop unrolled by two so each has fixed registers. Three buffers: while tile j's V and
         // tile j+1's K are read, tile j+2 streams into the third.
         float acc_a[kNTiles][4], acc_b[kNTiles][4];
-        cp_async_wait<kStages - 2>();
+        cp_async_wait<kStages - 1>();  // Q and the first K
         tiles_landed();
         issue_qk(acc_a, 0);
         wgmma_wait<0>();
@@ -319,6 +339,10 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
             }
             uint32_t p_frag[Traits::kPVSteps][4];
             softmax_to_p(cur, offsets, p_frag);
+            if (iter == 0 && !has_next) {
+                cp_async_wait<0>();  // the first V (with a next tile, the wait above covered it)
+                tiles_landed();
+            }
             issue_pv(p_frag, iter % kStages);
             wgmma_wait<0>();
             hold(acc_o);
