@@ -29,10 +29,14 @@ fi
 echo "Registers per thread, spill bytes (stores/loads) and static stack; dynamic shared memory is"
 echo "the \`smem_bytes\` of each configuration (\`flashattn::kernel_configs()\`)."
 echo
-echo "| arch | dtype | head dim | block_m | block_n | warps | stages | kv splits | registers | spill st/ld bytes | stack bytes |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| kernel | arch | dtype | head dim | block_m | block_n | warps | stages | kv splits | registers | spill st/ld bytes | stack bytes |"
+echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+# The portable kernel for every target arch; the Hopper kernel only for sm_90a, as the build does.
 for arch in ${FLASHATTN_CUDA_ARCHS:-80 90a}; do
-  for f in "$gen"/fwd_sm80_*.cu; do
+  files=("$gen"/fwd_sm80_*.cu)
+  if [ "$arch" = 90a ]; then files+=("$gen"/fwd_sm90_*.cu); fi
+  for f in "${files[@]}"; do
+    [ -f "$f" ] || continue
     # The flags the cargo build uses; RDC=1 adds --device-c to show what relocatable device code
     # would cost.
     rdc=""
@@ -44,10 +48,16 @@ import re, sys
 arch = sys.argv[1]
 cur = None
 for line in sys.stdin:
-    m = re.search(r"FwdTraitsI(\w+?)Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E", line)
-    if m and "Compiling entry" in line:
-        t = m.group(1); dtype = "bf16" if "bfloat16" in t else "f16"
-        cur = [dtype] + [m.group(i) for i in range(2, 8)]
+    if "Compiling entry" in line:
+        m = re.search(r"sm80\d+fwd_kernelINS0_9FwdTraitsI(\w+?)Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E", line)
+        h = re.search(r"sm90\d+fwd_kernelINS0_9FwdTraitsI(\w+?)Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E", line)
+        if m:
+            dtype = "bf16" if "bfloat16" in m.group(1) else "f16"
+            cur = ["sm80", f"sm_{arch}", dtype] + [m.group(i) for i in range(2, 8)]
+        elif h:
+            dtype = "bf16" if "bfloat16" in h.group(1) else "f16"
+            hd, bn, wg, st = (int(h.group(i)) for i in range(2, 6))
+            cur = ["sm90", f"sm_{arch}", dtype, str(hd), str(64 * wg), str(bn), str(4 * wg), str(st), "1"]
         stack = spill = None
         continue
     if cur is None: continue
@@ -55,7 +65,7 @@ for line in sys.stdin:
     if s: stack, spill = s.group(1), f"{s.group(2)}/{s.group(3)}"
     r = re.search(r"Used (\d+) registers", line)
     if r:
-        print(f"| sm_{arch} | " + " | ".join(cur) + f" | {r.group(1)} | {spill} | {stack} |")
+        print("| " + " | ".join(cur) + f" | {r.group(1)} | {spill} | {stack} |")
         cur = None
 ' "$arch"
   done

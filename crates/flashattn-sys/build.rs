@@ -1,9 +1,11 @@
 //! Builds the CUDA kernels in `cuda-src/` with nvcc (through `cc`, in parallel) and generates
 //! the Rust side of `flashattn.h` with bindgen.
 //!
-//! The table of compiled kernel configurations lives here ([`SM80_TILES`]); from it this script
-//! writes one small instantiation file per (dtype, head dim) and the registry the dispatcher
-//! includes, so adding a configuration is one line and nvcc compiles the files concurrently.
+//! The tables of compiled kernel configurations live here ([`SM80_TILES`], [`SM90_TILES`]);
+//! from them this script writes one small instantiation file per (kernel, dtype, head dim) and
+//! the registry the dispatcher includes, so adding a configuration is one line and nvcc
+//! compiles the files concurrently. The sm90 files are compiled for sm_90a alone, and only
+//! when `90a` is a target.
 //!
 //! Environment (each one re-runs the build when it changes):
 //! - `FLASHATTN_CUDA_ARCHS`: `;`- or `,`-separated SM targets, default `80;90a`. Each becomes
