@@ -37,10 +37,11 @@ struct ConfigEntry {
 // Hopper kernel: sm_90a machine code, which runs on compute capability 9.0 only.
 #define FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages) \
     flashattn::sm90::FwdTraits<element, head_dim, block_n, warpgroups, stages>
-#define FLASHATTN_SM90_CONFIG(id, dtype, element, head_dim, block_n, warpgroups, stages, name)                       \
-    ConfigEntry{{id, dtype, head_dim, 64 * (warpgroups), block_n, 4 * (warpgroups), stages, 1, 90, 90,                \
-                 FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages)::kSmemLaunchBytes, name},     \
-                &flashattn::sm90::launch_fwd<FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages)>, \
+#define FLASHATTN_SM90_CONFIG(id, dtype, element, head_dim, block_n, warpgroups, stages, name)                      \
+    ConfigEntry{{id, dtype, head_dim, FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages)::kBlockM, \
+                 block_n, FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages)::kWarps, stages, 1, 90, \
+                 90, FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages)::kSmemLaunchBytes, name},    \
+                &flashattn::sm90::launch_fwd<FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages)>,    \
                 false},
 
 const ConfigEntry kConfigs[] = {

@@ -8,6 +8,7 @@
 
 #include <type_traits>
 
+#include "common/tile_work.cuh"
 #include "primitives.cuh"
 #include "traits.cuh"
 
@@ -80,58 +81,16 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     extern __shared__ __align__(128) unsigned char smem_raw[];
     auto &smem = *reinterpret_cast<typename Traits::SharedStorage *>(smem_raw);
 
-    // Causal tiles near the bottom do the most work. CTAs are dispatched in linear block order
-    // (x fastest), so with the query tile on x every SM's first and second CTA would be the
-    // same tile index of different heads: some SMs get two of the longest tiles, others two of
-    // the shortest, and a single-wave grid runs as long as the worst SM. Causal launches are
-    // therefore renumbered so the linear order walks every (batch, head) of the longest tile
-    // first, then the next longest: each dispatch round hands out tiles of equal length and
-    // later rounds fill in behind with shorter ones.
-    int m_block = blockIdx.x, head = blockIdx.y, batch = blockIdx.z;
-    if (p.causal) {
-        const int heads_x_batch = gridDim.y * gridDim.z;
-        const long long linear = blockIdx.x + static_cast<long long>(gridDim.x) * (blockIdx.y + gridDim.y * blockIdx.z);
-        const int head_batch = static_cast<int>(linear % heads_x_batch);
-        m_block = gridDim.x - 1 - static_cast<int>(linear / heads_x_batch);
-        head = head_batch % gridDim.y;
-        batch = head_batch / gridDim.y;
-    }
-    const int kv_head = head / (p.heads_q / p.heads_kv);
     const int warp = threadIdx.x / 32;
     const int lane = threadIdx.x % 32;
     const int group = warp / Traits::kGroupWarps;  // KV split this warp works on
     const int group_tid = threadIdx.x % Traits::kGroupThreads;
     const int g = lane / 4;  // fragment row within an 8-row group
     const int t = lane % 4;  // fragment column pair
+    const TileWork<Element> work(p, kBlockM);
+    if (work.finish_if_fully_masked<kCPR, Traits::kThreads>(p)) return;
 
-    const int row_begin = m_block * kBlockM;
-    const int rows_here = min(kBlockM, p.seqlen_q - row_begin);
-    // Bottom-right causal alignment: query i sees keys j <= i + diag_offset.
-    const int diag_offset = p.seqlen_k - p.seqlen_q;
-
-    const Element *q_ptr = static_cast<const Element *>(p.q) + batch * p.q_batch_stride + head * p.q_head_stride +
-                           row_begin * p.q_row_stride;
-    const Element *k_ptr = static_cast<const Element *>(p.k) + batch * p.k_batch_stride + kv_head * p.k_head_stride;
-    const Element *v_ptr = static_cast<const Element *>(p.v) + batch * p.v_batch_stride + kv_head * p.v_head_stride;
-    Element *o_ptr = static_cast<Element *>(p.o) + batch * p.o_batch_stride + head * p.o_head_stride +
-                     row_begin * p.o_row_stride;
-    float *lse_ptr = p.lse ? p.lse + (static_cast<int64_t>(batch) * p.heads_q + head) * p.seqlen_q + row_begin : nullptr;
-
-    // Keys [0, key_end) are visible to at least one row of this tile.
-    int key_end = p.seqlen_k;
-    if (p.causal) key_end = min(key_end, row_begin + rows_here + diag_offset);
-
-    if (key_end <= 0) {
-        // Every row of the tile is fully masked: O = 0 and LSE = -inf, with no K/V traffic.
-        for (int i = threadIdx.x; i < rows_here * kCPR; i += Traits::kThreads) {
-            const int row = i / kCPR, chunk = i % kCPR;
-            *reinterpret_cast<uint4 *>(o_ptr + row * p.o_row_stride + chunk * 8) = make_uint4(0, 0, 0, 0);
-        }
-        if (lse_ptr)
-            for (int row = threadIdx.x; row < rows_here; row += Traits::kThreads) lse_ptr[row] = -CUDART_INF_F;
-        return;
-    }
-    const int n_blocks = (key_end + kBlockN - 1) / kBlockN;
+    const int n_blocks = (work.key_end + kBlockN - 1) / kBlockN;
     // This group takes every kSplits-th key tile: local iteration i is global iteration
     // group + i * kSplits. Groups differ by at most one iteration; a group may have none.
     const int group_iters = n_blocks > group ? (n_blocks - group + kSplits - 1) / kSplits : 0;
@@ -142,14 +101,14 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     auto load_kv = [&](int n_block, int stage, bool with_k, bool with_v) {
         const int key0 = n_block * kBlockN;
         if (with_k)
-            load_tile<Traits, kBlockN, Traits::kGroupThreads>(smem.k_tile(group, stage), k_ptr + key0 * p.k_row_stride,
+            load_tile<Traits, kBlockN, Traits::kGroupThreads>(smem.k_tile(group, stage), work.k + key0 * p.k_row_stride,
                                                               p.k_row_stride, p.seqlen_k - key0, group_tid);
         if (with_v)
-            load_tile<Traits, kBlockN, Traits::kGroupThreads>(smem.v_tile(group, stage), v_ptr + key0 * p.v_row_stride,
+            load_tile<Traits, kBlockN, Traits::kGroupThreads>(smem.v_tile(group, stage), work.v + key0 * p.v_row_stride,
                                                               p.v_row_stride, p.seqlen_k - key0, group_tid);
     };
 
-    load_tile<Traits, kBlockM, Traits::kThreads>(smem.q, q_ptr, p.q_row_stride, rows_here, threadIdx.x);
+    load_tile<Traits, kBlockM, Traits::kThreads>(smem.q, work.q, p.q_row_stride, work.rows_here, threadIdx.x);
     // With one group, Q rides in the first K/V commit group; with several, every group reads Q
     // rows other groups copied, so Q gets its own group and a CTA-wide barrier below.
     if constexpr (kSplits > 1) cp_async_commit();
@@ -246,18 +205,16 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
 
             // Mask only the tiles that straddle the sequence end or the causal diagonal.
             const int key0 = n_block * kBlockN;
-            const bool needs_mask =
-                key0 + kBlockN > p.seqlen_k || (p.causal && key0 + kBlockN - 1 > row_begin + diag_offset);
-            if (needs_mask) {
+            if (work.needs_mask(p, key0, kBlockN)) {
 #pragma unroll
                 for (int mt = 0; mt < kMTiles; ++mt)
 #pragma unroll
                     for (int nt = 0; nt < kNTiles; ++nt)
 #pragma unroll
                         for (int i = 0; i < 4; ++i) {
-                            const int row = row_begin + warp_row0 + mt * 16 + g + (i / 2) * 8;
+                            const int row = work.row_begin + warp_row0 + mt * 16 + g + (i / 2) * 8;
                             const int col = key0 + nt * 8 + 2 * t + (i % 2);
-                            const bool visible = col < p.seqlen_k && (!p.causal || col <= row + diag_offset);
+                            const bool visible = col < p.seqlen_k && (!p.causal || col <= row + work.diag_offset);
                             if (!visible) acc_s[mt][nt][i] = -CUDART_INF_F;
                         }
             }
@@ -446,8 +403,8 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
                 // sum == 0 only for a row that saw no key: O = 0, LSE = -inf.
                 const float inv = sum > 0.f ? 1.f / sum : 0.f;
                 const int local_row = warp_row0 + mt * 16 + g + r * 8;
-                if (lse_ptr && t == 0 && local_row < rows_here)
-                    lse_ptr[local_row] = sum > 0.f ? rs.max[mt][r] * p.softmax_scale + logf(sum) : -CUDART_INF_F;
+                if (work.lse && t == 0 && local_row < work.rows_here)
+                    work.lse[local_row] = sum > 0.f ? rs.max[mt][r] * p.softmax_scale + logf(sum) : -CUDART_INF_F;
 #pragma unroll
                 for (int dt = 0; dt < kDTiles; ++dt) {
                     const uint32_t packed = MmaT::pack(acc_o[mt][dt][2 * r] * inv, acc_o[mt][dt][2 * r + 1] * inv);
@@ -457,34 +414,16 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
         }
     }
     __syncthreads();
-    for (int i = threadIdx.x; i < rows_here * kCPR; i += Traits::kThreads) {
+    for (int i = threadIdx.x; i < work.rows_here * kCPR; i += Traits::kThreads) {
         const int row = i / kCPR, chunk = i % kCPR;
-        *reinterpret_cast<uint4 *>(o_ptr + row * p.o_row_stride + chunk * 8) =
+        *reinterpret_cast<uint4 *>(work.o + row * p.o_row_stride + chunk * 8) =
             *reinterpret_cast<const uint4 *>(smem.q + swizzle<kCPR>(row, chunk));
     }
 }
 
 template <typename Traits>
 FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream) {
-    auto kernel = fwd_kernel<Traits>;
-    constexpr int kSmem = Traits::kSmemBytes;
-    cudaError_t err = cudaSuccess;
-    if constexpr (kSmem > 48 * 1024) {
-        // Above 48 KB a kernel must opt in to dynamic shared memory; cheap and idempotent.
-        err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
-        if (err != cudaSuccess) {
-            params->cuda_error = static_cast<int32_t>(err);
-            return FLASHATTN_STATUS_CUDA_ERROR;
-        }
-    }
-    const dim3 grid((params->seqlen_q + Traits::kBlockM - 1) / Traits::kBlockM, params->heads_q, params->batch);
-    kernel<<<grid, Traits::kThreads, kSmem, stream>>>(*params);
-    err = cudaGetLastError();
-    if (err != cudaSuccess) {
-        params->cuda_error = static_cast<int32_t>(err);
-        return FLASHATTN_STATUS_CUDA_ERROR;
-    }
-    return FLASHATTN_STATUS_SUCCESS;
+    return launch_tiles(fwd_kernel<Traits>, Traits::kBlockM, Traits::kThreads, Traits::kSmemBytes, params, stream);
 }
 
 }  // namespace flashattn::sm80

@@ -11,6 +11,7 @@
 
 #include <type_traits>
 
+#include "common/tile_work.cuh"
 #include "sm80/primitives.cuh"
 #include "sm90/traits.cuh"
 #include "sm90/wgmma.cuh"
@@ -78,18 +79,8 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     auto k_smem = [&](int stage) { return smem_base + Traits::kQBytes + stage * 2 * Traits::kTileBytes; };
     auto v_smem = [&](int stage) { return k_smem(stage) + Traits::kTileBytes; };
 
-    // Same tile order as the portable kernel: causal grids walk the longest query tiles of
-    // every (batch, head) first.
-    int m_block = blockIdx.x, head = blockIdx.y, batch = blockIdx.z;
-    if (p.causal) {
-        const int heads_x_batch = gridDim.y * gridDim.z;
-        const long long linear = blockIdx.x + static_cast<long long>(gridDim.x) * (blockIdx.y + gridDim.y * blockIdx.z);
-        const int head_batch = static_cast<int>(linear % heads_x_batch);
-        m_block = gridDim.x - 1 - static_cast<int>(linear / heads_x_batch);
-        head = head_batch % gridDim.y;
-        batch = head_batch / gridDim.y;
-    }
-    const int kv_head = head / (p.heads_q / p.heads_kv);
+    const TileWork<Element> work(p, kBlockM);
+    if (work.finish_if_fully_masked<kCPR, Traits::kThreads>(p)) return;
     const int warp = (threadIdx.x / 32) % 4;  // within the warpgroup
     const int lane = threadIdx.x % 32;
     const int g = lane / 4;
@@ -97,39 +88,15 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     const int warpgroup = threadIdx.x / 128;
     const int warp_row0 = warpgroup * 64 + warp * 16;  // first of this warp's 16 rows
 
-    const int row_begin = m_block * kBlockM;
-    const int rows_here = min(kBlockM, p.seqlen_q - row_begin);
-    const int diag_offset = p.seqlen_k - p.seqlen_q;
-
-    const Element *q_ptr = static_cast<const Element *>(p.q) + batch * p.q_batch_stride + head * p.q_head_stride +
-                           row_begin * p.q_row_stride;
-    const Element *k_ptr = static_cast<const Element *>(p.k) + batch * p.k_batch_stride + kv_head * p.k_head_stride;
-    const Element *v_ptr = static_cast<const Element *>(p.v) + batch * p.v_batch_stride + kv_head * p.v_head_stride;
-    Element *o_ptr = static_cast<Element *>(p.o) + batch * p.o_batch_stride + head * p.o_head_stride +
-                     row_begin * p.o_row_stride;
-    float *lse_ptr = p.lse ? p.lse + (static_cast<int64_t>(batch) * p.heads_q + head) * p.seqlen_q + row_begin : nullptr;
-
-    int key_end = p.seqlen_k;
-    if (p.causal) key_end = min(key_end, row_begin + rows_here + diag_offset);
-    if (key_end <= 0) {
-        // Every row of the tile is fully masked: O = 0 and LSE = -inf, with no K/V traffic.
-        for (int i = threadIdx.x; i < rows_here * kCPR; i += Traits::kThreads) {
-            const int row = i / kCPR, chunk = i % kCPR;
-            *reinterpret_cast<uint4 *>(o_ptr + row * p.o_row_stride + chunk * 8) = make_uint4(0, 0, 0, 0);
-        }
-        if (lse_ptr)
-            for (int row = threadIdx.x; row < rows_here; row += Traits::kThreads) lse_ptr[row] = -CUDART_INF_F;
-        return;
-    }
     // Key tiles are walked from the last one down, so the masked tiles come first.
-    const int n_blocks = (key_end + kBlockN - 1) / kBlockN;
+    const int n_blocks = (work.key_end + kBlockN - 1) / kBlockN;
     auto load_k = [&](int n_block, int stage) {
         const int key0 = n_block * kBlockN;
-        load_tile<Traits, kBlockN>(k_smem(stage), k_ptr + key0 * p.k_row_stride, p.k_row_stride, p.seqlen_k - key0);
+        load_tile<Traits, kBlockN>(k_smem(stage), work.k + key0 * p.k_row_stride, p.k_row_stride, p.seqlen_k - key0);
     };
     auto load_v = [&](int n_block, int stage) {
         const int key0 = n_block * kBlockN;
-        load_tile<Traits, kBlockN>(v_smem(stage), v_ptr + key0 * p.v_row_stride, p.v_row_stride, p.seqlen_k - key0);
+        load_tile<Traits, kBlockN>(v_smem(stage), work.v + key0 * p.v_row_stride, p.v_row_stride, p.seqlen_k - key0);
     };
     auto load_kv = [&](int n_block, int stage) {
         load_k(n_block, stage);
@@ -139,7 +106,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     // Commit groups: {Q, K of the first tile}, {its V}, then one per later tile. The short
     // sequences are latency-bound and the first Q.K^T waits for nothing but its operands; the
     // first V lands under it. Later tiles keep one group each, so wait_group counts stay exact.
-    load_tile<Traits, kBlockM>(q_smem, q_ptr, p.q_row_stride, rows_here);
+    load_tile<Traits, kBlockM>(q_smem, work.q, p.q_row_stride, work.rows_here);
     load_k(n_blocks - 1, 0);
     cp_async_commit();
     load_v(n_blocks - 1, 0);
@@ -172,8 +139,8 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
             const uint32_t q_addr =
                 q_smem + (ks / 4) * kBlockM * kAtomRowBytes + warpgroup * 64 * kAtomRowBytes + (ks % 4) * 32;
             const uint32_t k_addr = k_smem(stage) + (ks / 4) * kBlockN * kAtomRowBytes + (ks % 4) * 32;
-            WgmmaSS<static_cast<WgmmaN>(kBlockN), 0>::template run<Element>(
-                acc_s, sw128_desc(q_addr, 16, kSwizzleBytes), sw128_desc(k_addr, 16, kSwizzleBytes), ks > 0);
+            Wgmma<Element>::ss(acc_s, sw128_desc(q_addr, 16, kSwizzleBytes), sw128_desc(k_addr, 16, kSwizzleBytes),
+                               ks > 0);
         }
         wgmma_commit();
     };
@@ -191,16 +158,14 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     };
     auto softmax_rescale = [&](float(&acc_s)[kNTiles][4], int n_block) {
         const int key0 = n_block * kBlockN;
-        const bool needs_mask =
-            key0 + kBlockN > p.seqlen_k || (p.causal && key0 + kBlockN - 1 > row_begin + diag_offset);
-        if (needs_mask) {
+        if (work.needs_mask(p, key0, kBlockN)) {
 #pragma unroll
             for (int nt = 0; nt < kNTiles; ++nt)
 #pragma unroll
                 for (int i = 0; i < 4; ++i) {
-                    const int row = row_begin + warp_row0 + g + (i / 2) * 8;
+                    const int row = work.row_begin + warp_row0 + g + (i / 2) * 8;
                     const int col = key0 + nt * 8 + 2 * t + (i % 2);
-                    const bool visible = col < p.seqlen_k && (!p.causal || col <= row + diag_offset);
+                    const bool visible = col < p.seqlen_k && (!p.causal || col <= row + work.diag_offset);
                     if (!visible) acc_s[nt][i] = -CUDART_INF_F;
                 }
         }
@@ -271,8 +236,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
 #pragma unroll
             for (int kk = 0; kk < Traits::kPVSteps; ++kk) {
                 const uint32_t v_addr = v_smem(stage) + a * kBlockN * kAtomRowBytes + kk * 16 * kAtomRowBytes;
-                WgmmaRS64<Element, 1>::run(acc_o[a], p_frag[kk],
-                                           sw128_desc(v_addr, kBlockN * kAtomRowBytes, kSwizzleBytes), true);
+                Wgmma<Element>::rs(acc_o[a], p_frag[kk], sw128_desc(v_addr, kBlockN * kAtomRowBytes, kSwizzleBytes));
             }
         wgmma_commit();
     };
@@ -368,8 +332,8 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
         // sum == 0 only for a row that saw no key: O = 0, LSE = -inf.
         const float inv = sum > 0.f ? 1.f / sum : 0.f;
         const int local_row = warp_row0 + g + r * 8;
-        if (lse_ptr && t == 0 && local_row < rows_here)
-            lse_ptr[local_row] = sum > 0.f ? row_max[r] * p.softmax_scale + logf(sum) : -CUDART_INF_F;
+        if (work.lse && t == 0 && local_row < work.rows_here)
+            work.lse[local_row] = sum > 0.f ? row_max[r] * p.softmax_scale + logf(sum) : -CUDART_INF_F;
 #pragma unroll
         for (int a = 0; a < kAtoms; ++a)
 #pragma unroll
@@ -381,36 +345,20 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
             }
     }
     __syncthreads();
-    for (int i = threadIdx.x; i < rows_here * kCPR; i += Traits::kThreads) {
+    for (int i = threadIdx.x; i < work.rows_here * kCPR; i += Traits::kThreads) {
         const int row = i / kCPR, chunk = i % kCPR;
         uint4 v;
         asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
                      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                      : "r"(o_smem + sw128_offset(kBlockM, row, chunk)));
-        *reinterpret_cast<uint4 *>(o_ptr + row * p.o_row_stride + chunk * 8) = v;
+        *reinterpret_cast<uint4 *>(work.o + row * p.o_row_stride + chunk * 8) = v;
     }
 }
 
 template <typename Traits>
 FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream) {
-    auto kernel = fwd_kernel<Traits>;
-    constexpr int kSmem = Traits::kSmemLaunchBytes;
-    cudaError_t err = cudaSuccess;
-    if constexpr (kSmem > 48 * 1024) {
-        err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
-        if (err != cudaSuccess) {
-            params->cuda_error = static_cast<int32_t>(err);
-            return FLASHATTN_STATUS_CUDA_ERROR;
-        }
-    }
-    const dim3 grid((params->seqlen_q + Traits::kBlockM - 1) / Traits::kBlockM, params->heads_q, params->batch);
-    kernel<<<grid, Traits::kThreads, kSmem, stream>>>(*params);
-    err = cudaGetLastError();
-    if (err != cudaSuccess) {
-        params->cuda_error = static_cast<int32_t>(err);
-        return FLASHATTN_STATUS_CUDA_ERROR;
-    }
-    return FLASHATTN_STATUS_SUCCESS;
+    return launch_tiles(fwd_kernel<Traits>, Traits::kBlockM, Traits::kThreads, Traits::kSmemLaunchBytes, params,
+                        stream);
 }
 
 }  // namespace flashattn::sm90

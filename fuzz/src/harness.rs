@@ -336,9 +336,3 @@ pub fn gpu_stream() -> Result<Arc<CudaStream>, flashattn::Error> {
     let ctx = flashattn::open_device(0)?;
     Ok(ctx.default_stream())
 }
-
-/// Compute capability of the stream's device, major * 10 + minor.
-pub fn compute_capability(stream: &CudaStream) -> Result<u32, flashattn::Error> {
-    let (major, minor) = stream.context().compute_capability()?;
-    Ok((major * 10 + minor) as u32)
-}

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use flashattn::{AttentionParams, DType, KernelChoice};
-use flashattn_fuzz::harness::{Case, Inputs, Layout, compute_capability, gpu_stream, run_case};
+use flashattn_fuzz::harness::{Case, Inputs, Layout, gpu_stream, run_case};
 
 const SEQ_PAIRS: &[(usize, usize)] = &[
     (1, 1),
@@ -121,7 +121,7 @@ fn every_config_on_awkward_shapes() {
             (1, 1, false),
         ]
     };
-    let cc = compute_capability(&stream).unwrap();
+    let cc = flashattn::compute_capability(stream.context()).unwrap();
     let configs: Vec<_> = flashattn::kernel_configs()
         .iter()
         .filter(|c| c.runs_on(cc))

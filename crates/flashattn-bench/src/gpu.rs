@@ -75,9 +75,7 @@ impl Gpu {
 
     /// Compute capability, major * 10 + minor (0 if the driver cannot say).
     pub fn compute_capability(&self) -> u32 {
-        self.ctx
-            .compute_capability()
-            .map_or(0, |(major, minor)| (major * 10 + minor) as u32)
+        flashattn::compute_capability(&self.ctx).unwrap_or(0)
     }
 
     /// The device description for a report.

@@ -20,6 +20,13 @@ pub fn require_supported_compute_capability(major: i32, minor: i32) -> Result<()
     Ok(())
 }
 
+/// The compute capability of `ctx`'s device as major * 10 + minor, the form
+/// [`crate::KernelConfig::runs_on`] takes.
+pub fn compute_capability(ctx: &CudaContext) -> Result<u32> {
+    let (major, minor) = ctx.compute_capability()?;
+    Ok((major * 10 + minor) as u32)
+}
+
 /// Open device `ordinal` (its primary context), checking the driver, the device count and the
 /// compute capability first, so that a machine without a GPU gets an error, not a panic.
 pub fn open_device(ordinal: usize) -> Result<Arc<CudaContext>> {

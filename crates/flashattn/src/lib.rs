@@ -35,7 +35,9 @@ mod forward;
 mod problem;
 
 pub use config::{KernelConfig, compiled_head_dims, kernel_configs};
-pub use device::{driver_available, open_device, require_supported_compute_capability};
+pub use device::{
+    compute_capability, driver_available, open_device, require_supported_compute_capability,
+};
 pub use error::{Error, Result};
 pub use forward::{LaunchInfo, Tensor, TensorMut, forward, forward_raw};
 pub use problem::{

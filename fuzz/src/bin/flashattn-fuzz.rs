@@ -12,7 +12,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use cudarc::driver::CudaStream;
 use flashattn::DType;
-use flashattn_fuzz::harness::{Case, Outcome, compute_capability, gpu_stream, run_case};
+use flashattn_fuzz::harness::{Case, Outcome, gpu_stream, run_case};
 use flashattn_fuzz::strategies::{
     CaseSpace, ConfigFilter, all_labels, classify, seeded_runner, shrink, work,
 };
@@ -404,7 +404,7 @@ fn main() -> ExitCode {
         }
     };
     // Draw only configurations this GPU runs (sm_90a code runs on compute capability 9.0 only).
-    space.compute_capability = compute_capability(&stream).ok();
+    space.compute_capability = flashattn::compute_capability(stream.context()).ok();
     let (targets, strategy) = match space.targets().and_then(|t| Ok((t, space.strategy()?))) {
         Ok(x) => x,
         Err(e) => {
