@@ -57,8 +57,10 @@ bool params_are_launchable(const FlashAttnFwdParams &p) {
     if (!p.q || !p.k || !p.v || !p.o) return false;
     if (p.batch <= 0 || p.seqlen_q <= 0 || p.seqlen_k <= 0 || p.heads_q <= 0 || p.heads_kv <= 0) return false;
     if (p.heads_q % p.heads_kv != 0) return false;
-    // Grid y and z carry heads and batch.
+    // Grid y and z carry heads and batch; the causal tile renumbering counts (head, batch) pairs
+    // in 32 bits.
     if (p.heads_q > 65535 || p.batch > 65535) return false;
+    if (static_cast<int64_t>(p.heads_q) * p.batch > INT32_MAX) return false;
     if (!(std::isfinite(p.softmax_scale) && p.softmax_scale > 0.f)) return false;
     if (!aligned16(p.q) || !aligned16(p.k) || !aligned16(p.v) || !aligned16(p.o)) return false;
     const int64_t strides[] = {p.q_batch_stride, p.q_row_stride, p.q_head_stride, p.k_batch_stride,

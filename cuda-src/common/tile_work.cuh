@@ -33,6 +33,7 @@ struct TileWork {
     __device__ __forceinline__ TileWork(const FlashAttnFwdParams &p, int block_m) {
         int m_block = blockIdx.x, head = blockIdx.y, batch = blockIdx.z;
         if (p.causal) {
+            // Both launch layers bound heads x batch to INT32_MAX, so this product cannot wrap.
             const int heads_x_batch = gridDim.y * gridDim.z;
             const long long linear =
                 blockIdx.x + static_cast<long long>(gridDim.x) * (blockIdx.y + gridDim.y * blockIdx.z);
@@ -82,26 +83,30 @@ struct TileWork {
 };
 
 // Launch `kernel` over (query tiles, heads, batch) with the tile's dynamic shared memory; every
-// CUDA status goes back through params->cuda_error.
+// CUDA status goes back through params->cuda_error. A failed call also clears the runtime's
+// per-thread last error: left set, the next healthy launch on this thread (ours or the
+// caller's) would read it back from cudaGetLastError() and report a failure that is not its
+// own. cudaLaunchKernelEx returns this launch's own status, so no earlier error leaks in here.
 template <typename Kernel>
 FlashAttnStatus launch_tiles(Kernel kernel, int block_m, int threads, int smem_bytes, FlashAttnFwdParams *params,
                              cudaStream_t stream) {
-    cudaError_t err = cudaSuccess;
-    if (smem_bytes > 48 * 1024) {
-        // Above 48 KB a kernel must opt in to dynamic shared memory; cheap and idempotent.
-        err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
-        if (err != cudaSuccess) {
-            params->cuda_error = static_cast<int32_t>(err);
-            return FLASHATTN_STATUS_CUDA_ERROR;
-        }
-    }
-    const dim3 grid((params->seqlen_q + block_m - 1) / block_m, params->heads_q, params->batch);
-    kernel<<<grid, threads, smem_bytes, stream>>>(*params);
-    err = cudaGetLastError();
-    if (err != cudaSuccess) {
+    auto fail = [params](cudaError_t err) {
+        (void)cudaGetLastError();
         params->cuda_error = static_cast<int32_t>(err);
         return FLASHATTN_STATUS_CUDA_ERROR;
+    };
+    if (smem_bytes > 48 * 1024) {
+        // Above 48 KB a kernel must opt in to dynamic shared memory; cheap and idempotent.
+        const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
+        if (err != cudaSuccess) return fail(err);
     }
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3((params->seqlen_q + block_m - 1) / block_m, params->heads_q, params->batch);
+    config.blockDim = dim3(threads);
+    config.dynamicSmemBytes = static_cast<size_t>(smem_bytes);
+    config.stream = stream;
+    const cudaError_t err = cudaLaunchKernelEx(&config, kernel, *params);
+    if (err != cudaSuccess) return fail(err);
     return FLASHATTN_STATUS_SUCCESS;
 }
 

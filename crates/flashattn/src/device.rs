@@ -7,9 +7,16 @@ use cudarc::driver::CudaContext;
 use crate::error::{Error, Result};
 
 /// True when the NVIDIA driver library (libcuda) can be loaded on this machine.
+///
+/// Asked of the dynamic loader directly, under the names cudarc tries, because the application
+/// picks cudarc's linking mode: with `dynamic-linking` (candle's choice) cudarc has no presence
+/// check, and a process that started already has libcuda mapped, so the open succeeds.
 pub fn driver_available() -> bool {
-    // SAFETY: only tries to dlopen the library; loads nothing into cudarc's state.
-    unsafe { cudarc::driver::sys::is_culib_present() }
+    ["cuda", "nvcuda"]
+        .iter()
+        .flat_map(|name| cudarc::get_lib_name_candidates(name))
+        // SAFETY: libcuda's initialisers have no preconditions; the handle is closed at once.
+        .any(|file| unsafe { libloading::Library::new(file) }.is_ok())
 }
 
 /// Refuse devices older than sm_80 (the kernels use mma.sync m16n8k16, ldmatrix, cp.async).

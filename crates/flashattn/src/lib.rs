@@ -41,7 +41,7 @@ pub use device::{
 pub use error::{Error, Result};
 pub use forward::{LaunchInfo, Tensor, TensorMut, forward, forward_raw};
 pub use problem::{
-    AttentionParams, KernelChoice, MAX_GRID_YZ, MAX_SEQLEN, RawForward, RawLse, RawTensor, Strides,
+    AttentionParams, KernelChoice, MAX_BATCH_X_HEADS, MAX_GRID_YZ, MAX_SEQLEN, RawForward, RawLse, RawTensor, Strides,
     validate,
 };
 
@@ -94,9 +94,28 @@ impl std::fmt::Display for DType {
 }
 
 /// A Rust element type the kernels take: [`half::f16`] or [`half::bf16`].
-pub trait Element: cudarc::driver::DeviceRepr + Copy + Send + Sync + 'static {
+///
+/// Sealed: the safe [`forward`] sizes every buffer by `DTYPE`'s element size, so a type of
+/// another size implementing it would make the kernels address memory outside the slices.
+/// A 4-byte type claiming to be f16 does not compile:
+///
+/// ```compile_fail,E0277
+/// #[derive(Clone, Copy)]
+/// struct Wide(u32);
+/// unsafe impl flashattn::cudarc::driver::DeviceRepr for Wide {}
+/// impl flashattn::Element for Wide {
+///     const DTYPE: flashattn::DType = flashattn::DType::F16;
+/// }
+/// ```
+pub trait Element: sealed::Sealed + cudarc::driver::DeviceRepr + Copy + Send + Sync + 'static {
     /// The matching [`DType`].
     const DTYPE: DType;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for half::f16 {}
+    impl Sealed for half::bf16 {}
 }
 
 impl Element for half::f16 {

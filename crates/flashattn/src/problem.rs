@@ -148,6 +148,8 @@ pub struct RawForward {
 pub const MAX_SEQLEN: usize = (i32::MAX as usize) - 1024;
 /// Grid y and z carry heads and batch.
 pub const MAX_GRID_YZ: usize = 65535;
+/// The kernels number (head, batch) pairs in 32 bits (the causal tile order walks them).
+pub const MAX_BATCH_X_HEADS: usize = i32::MAX as usize;
 
 /// Check a forward call completely, on the host. Returns the softmax scale to use.
 pub fn validate(params: &AttentionParams, t: &RawForward) -> Result<f32> {
@@ -188,6 +190,13 @@ pub fn validate(params: &AttentionParams, t: &RawForward) -> Result<f32> {
                 max: max as u128,
             });
         }
+    }
+    if batch * heads_q > MAX_BATCH_X_HEADS {
+        return Err(Error::TooLarge {
+            what: "batch x heads_q",
+            value: (batch * heads_q) as u128,
+            max: MAX_BATCH_X_HEADS as u128,
+        });
     }
     let scale = params.scale();
     if !(scale.is_finite() && scale > 0.0) {
