@@ -5,7 +5,8 @@
 //! are listed but never fail the gate, so adding or retiring shapes does not
 //! break CI; only a measured regression does.
 
-use crate::output::{Align, fmt_num, text_table};
+use crate::output::Align::{Left, Right};
+use crate::output::{fmt_num, text_table};
 use crate::report::{BenchResult, Report, ResultKey};
 use crate::stats::{self, Judgement, Summary, Verdict};
 use std::collections::HashMap;
@@ -64,19 +65,10 @@ pub struct Comparison {
 }
 
 fn usable_samples(r: &BenchResult) -> Result<Vec<f64>, String> {
-    if let Some(e) = &r.error {
-        return Err(format!("error: {e}"));
-    }
-    let v: Vec<f64> = r
-        .samples_ms
-        .iter()
-        .copied()
-        .filter(|x| x.is_finite() && *x > 0.0)
-        .collect();
-    if v.is_empty() {
-        Err("no samples".to_string())
-    } else {
-        Ok(v)
+    match (&r.error, r.usable_samples()) {
+        (Some(e), _) => Err(format!("error: {e}")),
+        (None, v) if v.is_empty() => Err("no samples".to_string()),
+        (None, v) => Ok(v),
     }
 }
 
@@ -163,7 +155,7 @@ impl Comparison {
     /// Plain-text rendering: one table per shape, then the unmatched and
     /// skipped results, then [`Comparison::summary_line`].
     pub fn render_text(&self) -> String {
-        let headers: Vec<String> = [
+        let headers = [
             "implementation",
             "mode",
             "old p50 ms",
@@ -172,19 +164,8 @@ impl Comparison {
             "MW p",
             "Cliff's d",
             "verdict",
-        ]
-        .map(String::from)
-        .to_vec();
-        let align = [
-            Align::Left,
-            Align::Left,
-            Align::Right,
-            Align::Right,
-            Align::Right,
-            Align::Right,
-            Align::Right,
-            Align::Left,
         ];
+        let align = [Left, Left, Right, Right, Right, Right, Right, Left];
         let mut out = String::new();
         let mut shapes: Vec<&str> = Vec::new();
         for r in &self.rows {

@@ -80,6 +80,15 @@ pub fn suite(name: &str) -> Option<Vec<Shape>> {
     }
 }
 
+/// A command-line suite name checked against [`SUITE_NAMES`] and `all`, as clap's value parser.
+pub fn parse_suite_name(text: &str) -> Result<String, String> {
+    if text == "all" || SUITE_NAMES.contains(&text) {
+        Ok(text.to_string())
+    } else {
+        Err(format!("expected one of {}, all", SUITE_NAMES.join(", ")))
+    }
+}
+
 /// A shape tagged with the suite it belongs to, as recorded in
 /// [`crate::report::BenchResult::suite`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
