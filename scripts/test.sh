@@ -8,4 +8,5 @@ source scripts/setup.sh
 start=$(date +%s)
 cargo build --workspace --all-targets --locked
 cargo test --workspace --locked --no-fail-fast "$@"
+scripts/docs-check.sh
 echo "test.sh: done in $(( $(date +%s) - start )) s"

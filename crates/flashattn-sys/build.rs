@@ -9,7 +9,12 @@
 //!
 //! Environment (each one re-runs the build when it changes):
 //! - `FLASHATTN_CUDA_ARCHS`: `;`- or `,`-separated SM targets, default `80;90a`. Each becomes
-//!   `-gencode=arch=compute_X,code=sm_X`; `80` also runs on sm_86/sm_89.
+//!   `-gencode=arch=compute_X,code=sm_X`; `80` also runs on sm_86/sm_89. The portable kernels
+//!   also carry PTX of the newest listed virtual arch, which the driver compiles for GPUs newer
+//!   than every listed target (Blackwell on a default build).
+//! - `CUDA_COMPUTE_CAP`: candle's convention (`86`, `89`, `90`, or a list), used when
+//!   `FLASHATTN_CUDA_ARCHS` is unset; `90` means `90a`, so an H100 build gets the Hopper kernel.
+//! - `DOCS_RS`: skip the kernel build (docs.rs has no nvcc); only the bindings are generated.
 //! - `FLASHATTN_HEAD_DIMS`: head dims to compile, default all of `32,64,96,128,256`.
 //! - `FLASHATTN_DTYPES`: `f16,bf16` (default) or a subset.
 //! - `FLASHATTN_PTXAS_VERBOSE=1`: ptxas resource report (registers, spills) as build warnings.
@@ -191,6 +196,8 @@ fn main() {
 
     for var in [
         "FLASHATTN_CUDA_ARCHS",
+        "CUDA_COMPUTE_CAP",
+        "DOCS_RS",
         "FLASHATTN_HEAD_DIMS",
         "FLASHATTN_DTYPES",
         "FLASHATTN_PTXAS_VERBOSE",
@@ -203,15 +210,23 @@ fn main() {
     }
     rerun_if_dir_changed(&cuda_src);
 
-    let archs = parse_archs(&env::var("FLASHATTN_CUDA_ARCHS").unwrap_or_else(|_| "80;90a".into()));
+    let archs = target_archs();
     let head_dims = parse_head_dims(env::var("FLASHATTN_HEAD_DIMS").ok().as_deref());
     let dtypes = parse_dtypes(env::var("FLASHATTN_DTYPES").ok().as_deref());
+    println!("cargo:rustc-env=FLASHATTN_BUILD_ARCHS={}", archs.join(";"));
+
+    if env::var_os("DOCS_RS").is_some() {
+        // Documentation only: no toolkit there, and nothing is linked.
+        generate_bindings(&cuda_src, &out_dir);
+        return;
+    }
 
     let toolkit = find_toolkit();
     let gen_dir = out_dir.join("generated");
     fs::create_dir_all(&gen_dir).unwrap();
     let with_hopper = archs.iter().any(|a| a == HOPPER_ARCH);
-    let kernel_files = generate_sources(&gen_dir, &head_dims, &dtypes, with_hopper);
+    let min_cc = archs.iter().map(|a| arch_number(a)).min().unwrap();
+    let kernel_files = generate_sources(&gen_dir, &head_dims, &dtypes, with_hopper, min_cc);
 
     let mut build = cc::Build::new();
     build
@@ -242,6 +257,13 @@ fn main() {
     for arch in &archs {
         build.flag(format!("-gencode=arch=compute_{arch},code=sm_{arch}"));
     }
+    // PTX of the newest plain virtual arch: GPUs newer than every SASS target JIT-compile it at
+    // module load instead of failing with "no kernel image". Arch-specific targets (`90a`) have
+    // no forward-compatible PTX, so their plain counterpart is used.
+    let newest_virtual = archs.iter().map(|a| arch_number(a)).max().unwrap();
+    build.flag(format!(
+        "-gencode=arch=compute_{newest_virtual},code=compute_{newest_virtual}"
+    ));
 
     // One nvcc invocation per source file, each its own single-file `cc::Build`: cc compiles a
     // build with several .cu files as relocatable device code (`--device-c` + device link),
@@ -278,8 +300,10 @@ fn main() {
     for lib in ["dl", "pthread", "rt"] {
         println!("cargo:rustc-link-lib=dylib={lib}");
     }
-    println!("cargo:rustc-env=FLASHATTN_BUILD_ARCHS={}", archs.join(";"));
+    generate_bindings(&cuda_src, &out_dir);
+}
 
+fn generate_bindings(cuda_src: &Path, out_dir: &Path) {
     let bindings = bindgen::Builder::default()
         .header(cuda_src.join("include/flashattn.h").to_string_lossy())
         .allowlist_function("flashattn_.*")
@@ -401,6 +425,38 @@ fn find_toolkit() -> PathBuf {
         ));
     }
     root
+}
+
+/// The SM targets: `FLASHATTN_CUDA_ARCHS`, else candle's `CUDA_COMPUTE_CAP`, else `80;90a`.
+fn target_archs() -> Vec<String> {
+    if let Ok(spec) = env::var("FLASHATTN_CUDA_ARCHS") {
+        return parse_archs(&spec);
+    }
+    if let Ok(spec) = env::var("CUDA_COMPUTE_CAP") {
+        // A plain sm_90 build would leave out the Hopper kernel; sm_90a machine code runs on
+        // every compute capability 9.0 GPU, so 90 is taken to mean 90a.
+        let archs = parse_archs(&spec)
+            .into_iter()
+            .map(|a| {
+                if a == "90" {
+                    HOPPER_ARCH.to_string()
+                } else {
+                    a
+                }
+            })
+            .collect();
+        return archs;
+    }
+    parse_archs("80;90a")
+}
+
+/// The numeric part of an arch (`90a` -> 90): compute capability x 10.
+fn arch_number(arch: &str) -> u32 {
+    arch.chars()
+        .take_while(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .unwrap()
 }
 
 fn parse_archs(spec: &str) -> Vec<String> {
@@ -526,9 +582,13 @@ fn generate_sources(
     head_dims: &[u32],
     dtypes: &[&Dtype],
     with_hopper: bool,
+    portable_min_cc: u32,
 ) -> Vec<(Kernel, PathBuf)> {
-    let mut registry = String::from(
-        "// Generated by crates/flashattn-sys/build.rs: one compiled configuration per line.\n",
+    // The portable kernels run from the oldest SASS target up (SASS runs on later minor
+    // versions of its major) and, through the embedded PTX, on anything newer.
+    let mut registry = format!(
+        "// Generated by crates/flashattn-sys/build.rs: one compiled configuration per line.\n\
+         #define FLASHATTN_PORTABLE_MIN_CC {portable_min_cc}\n"
     );
     let mut files = Vec::new();
     let mut id = 0;

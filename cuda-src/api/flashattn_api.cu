@@ -15,6 +15,9 @@ namespace {
 
 using Launcher = FlashAttnStatus (*)(FlashAttnFwdParams *, cudaStream_t);
 
+// max_compute_capability of code that reaches newer GPUs through its PTX.
+constexpr int32_t FLASHATTN_ANY_NEWER_CC = 9999;
+
 struct ConfigEntry {
     FlashAttnConfig info;
     Launcher launch;
@@ -23,12 +26,13 @@ struct ConfigEntry {
 
 // Rows come from the tables in crates/flashattn-sys/build.rs, filtered by the build's
 // FLASHATTN_HEAD_DIMS / FLASHATTN_DTYPES / FLASHATTN_CUDA_ARCHS, one macro call per line.
-// Portable kernel: compiled for every target arch, runs on sm_80 and everything newer.
+// Portable kernel: SASS for every target arch plus PTX of the newest, so it runs from the oldest
+// target (FLASHATTN_PORTABLE_MIN_CC, defined by the generated file) to any newer GPU.
 #define FLASHATTN_SM80_TRAITS(element, head_dim, block_m, block_n, warps, stages, kv_splits) \
     flashattn::sm80::FwdTraits<element, head_dim, block_m, block_n, warps, stages, kv_splits>
 #define FLASHATTN_SM80_CONFIG(id, dtype, element, head_dim, block_m, block_n, warps, stages, kv_splits, name,  \
                               is_default)                                                                   \
-    ConfigEntry{{id, dtype, head_dim, block_m, block_n, warps, stages, kv_splits, 80, 1000,                   \
+    ConfigEntry{{id, dtype, head_dim, block_m, block_n, warps, stages, kv_splits, FLASHATTN_PORTABLE_MIN_CC, FLASHATTN_ANY_NEWER_CC,                   \
                  FLASHATTN_SM80_TRAITS(element, head_dim, block_m, block_n, warps, stages, kv_splits)::kSmemBytes, \
                  name},                                                                                      \
                 &flashattn::sm80::launch_fwd<                                                                \

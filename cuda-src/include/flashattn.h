@@ -85,7 +85,8 @@ typedef struct FlashAttnConfig {
     int32_t kv_splits; /* warp groups that split the key range inside the CTA (1: no split);
                           each warp owns block_m * kv_splits / warps query rows */
     int32_t min_compute_capability; /* oldest it runs on, major * 10 + minor */
-    int32_t max_compute_capability; /* newest: arch-specific code (sm_90a) runs on one only */
+    int32_t max_compute_capability; /* newest: arch-specific code (sm_90a) runs on one only;
+                                       9999 = any newer GPU, through the embedded PTX */
     int32_t smem_bytes;
     const char *name; /* stable, e.g. "sm80_bf16_d128_m128n64w4s1", "sm90_f16_d64_m64n128w4s2" */
 } FlashAttnConfig;

@@ -21,7 +21,11 @@ pub enum Layout {
     Bhsd,
     /// `[B, S, H, D]` with gaps after each head and each row (multiples of 8 elements, so the
     /// rows stay 16-byte aligned). Gaps hold NaN: a kernel that reads them poisons its output.
+    /// In O the gaps hold a sentinel that the kernel must leave alone.
     Padded { head_gap: usize, row_gap: usize },
+    /// `[S, H, D]` shared by every batch entry: batch stride 0 (one K/V for a batch of
+    /// queries). Inputs only: an output with a zero stride would overlap itself.
+    BatchBroadcast,
 }
 
 impl Layout {
@@ -30,6 +34,10 @@ impl Layout {
         match self {
             Layout::Bshd => Strides::bshd(seqlen, heads, d),
             Layout::Bhsd => Strides::bhsd(seqlen, heads, d),
+            Layout::BatchBroadcast => Strides {
+                batch: 0,
+                ..Strides::bshd(seqlen, heads, d)
+            },
             Layout::Padded { head_gap, row_gap } => {
                 let head = (d + head_gap) as i64;
                 let row = head * heads as i64 + row_gap as i64;
@@ -63,10 +71,14 @@ pub struct Case {
     pub dtype: DType,
     /// Sizes, mask, scale and kernel choice.
     pub params: AttentionParams,
-    /// Layout of Q and O.
+    /// Layout of Q (and of O unless `o_layout` says otherwise).
     pub q_layout: Layout,
-    /// Layout of K and V.
+    /// Layout of K (and of V unless `v_layout` says otherwise).
     pub kv_layout: Layout,
+    /// V's layout when it differs from K's.
+    pub v_layout: Option<Layout>,
+    /// O's layout when it differs from Q's.
+    pub o_layout: Option<Layout>,
     /// Input distribution.
     pub inputs: Inputs,
     /// Seed for the inputs.
@@ -83,17 +95,29 @@ impl Case {
             params,
             q_layout: Layout::Bshd,
             kv_layout: Layout::Bshd,
+            v_layout: None,
+            o_layout: None,
             inputs: Inputs::Normal { std: 1.0 },
             seed,
             with_lse: true,
         }
     }
 
+    /// The layouts of Q, K, V and O.
+    pub fn layouts(&self) -> [Layout; 4] {
+        [
+            self.q_layout,
+            self.kv_layout,
+            self.v_layout.unwrap_or(self.kv_layout),
+            self.o_layout.unwrap_or(self.q_layout),
+        ]
+    }
+
     /// One line that rebuilds this case in Rust.
     pub fn reproducer(&self) -> String {
         let p = &self.params;
         format!(
-            "dtype={} B={} Sq={} Sk={} Hq={} Hkv={} D={} causal={} scale={:?} kernel={:?} q_layout={:?} kv_layout={:?} inputs={:?} seed={} lse={}",
+            "dtype={} B={} Sq={} Sk={} Hq={} Hkv={} D={} causal={} scale={:?} kernel={:?} q_layout={:?} kv_layout={:?} v_layout={:?} o_layout={:?} inputs={:?} seed={} lse={}",
             self.dtype,
             p.batch,
             p.seqlen_q,
@@ -106,6 +130,8 @@ impl Case {
             p.kernel,
             self.q_layout,
             self.kv_layout,
+            self.v_layout,
+            self.o_layout,
             self.inputs,
             self.seed,
             self.with_lse
@@ -126,6 +152,11 @@ pub struct Outcome {
 
 /// Bits that read as NaN in both f16 and bf16: poisons outputs before the launch.
 const POISON_BITS: u16 = 0xFFFF;
+/// A finite value in O's gaps (padding between heads and rows, and a tail after the last
+/// element): the kernels must write exactly the addressed elements and nothing else.
+const SENTINEL_BITS: u16 = 0x5A5A;
+/// Sentinel elements after O's last addressed element (catches stores past the end).
+const O_TAIL: usize = 64;
 
 /// Run `case` on `stream` and check it. Errors are launch-layer errors (e.g. a refused
 /// shape); a wrong answer is an `Ok` whose `check.pass` is false.
@@ -142,15 +173,23 @@ pub trait TestElement:
 {
     /// Reinterpret 16 bits.
     fn from_bits(bits: u16) -> Self;
+    /// The 16 bits.
+    fn bits(self) -> u16;
 }
 impl TestElement for f16 {
     fn from_bits(bits: u16) -> Self {
         f16::from_bits(bits)
     }
+    fn bits(self) -> u16 {
+        self.to_bits()
+    }
 }
 impl TestElement for bf16 {
     fn from_bits(bits: u16) -> Self {
         bf16::from_bits(bits)
+    }
+    fn bits(self) -> u16 {
+        self.to_bits()
     }
 }
 
@@ -161,9 +200,12 @@ fn run_typed<T: TestElement>(
     let start = Instant::now();
     let p = &case.params;
     let d = p.head_dim;
-    let (qs, kvs) = (
-        case.q_layout.strides(p.seqlen_q, p.heads_q, d),
-        case.kv_layout.strides(p.seqlen_k, p.heads_kv, d),
+    let [ql, kl, vl, ol] = case.layouts();
+    let (qs, ks, vs, os) = (
+        ql.strides(p.seqlen_q, p.heads_q, d),
+        kl.strides(p.seqlen_k, p.heads_kv, d),
+        vl.strides(p.seqlen_k, p.heads_kv, d),
+        ol.strides(p.seqlen_q, p.heads_q, d),
     );
     let mut rng = StdRng::seed_from_u64(case.seed);
     let q = make_input::<T>(
@@ -175,33 +217,38 @@ fn run_typed<T: TestElement>(
     );
     let k = make_input::<T>(
         &mut rng,
-        kvs,
+        ks,
         [p.batch, p.seqlen_k, p.heads_kv, d],
         case.inputs,
         Role::Key,
     );
     let v = make_input::<T>(
         &mut rng,
-        kvs,
+        vs,
         [p.batch, p.seqlen_k, p.heads_kv, d],
         case.inputs,
         Role::Value,
     );
-    let o_len = len_of(qs, [p.batch, p.seqlen_q, p.heads_q, d]);
+    let o_dims = [p.batch, p.seqlen_q, p.heads_q, d];
+    let addressed = addressed_elements(os, o_dims, len_of(os, o_dims) + O_TAIL);
+    let o_init: Vec<T> = addressed
+        .iter()
+        .map(|&a| T::from_bits(if a { POISON_BITS } else { SENTINEL_BITS }))
+        .collect();
     let lse_len = p.batch * p.heads_q * p.seqlen_q;
 
     let q_dev = stream.clone_htod(&q)?;
     let k_dev = stream.clone_htod(&k)?;
     let v_dev = stream.clone_htod(&v)?;
-    let mut o_dev = stream.clone_htod(&vec![T::from_bits(POISON_BITS); o_len])?;
+    let mut o_dev = stream.clone_htod(&o_init)?;
     let mut lse_dev = stream.clone_htod(&vec![f32::NAN; lse_len.max(1)])?;
     let info = flashattn::forward(
         stream,
         p,
         Tensor::new(&q_dev, qs),
-        Tensor::new(&k_dev, kvs),
-        Tensor::new(&v_dev, kvs),
-        TensorMut::new(&mut o_dev, qs),
+        Tensor::new(&k_dev, ks),
+        Tensor::new(&v_dev, vs),
+        TensorMut::new(&mut o_dev, os),
         if case.with_lse {
             Some(&mut lse_dev)
         } else {
@@ -211,6 +258,13 @@ fn run_typed<T: TestElement>(
     stream.synchronize()?;
     let o_host: Vec<T> = stream.clone_dtoh(&o_dev)?;
     let lse_host: Vec<f32> = stream.clone_dtoh(&lse_dev)?;
+    let stray = addressed
+        .iter()
+        .zip(&o_host)
+        .enumerate()
+        .filter(|(_, (a, x))| !**a && x.bits() != SENTINEL_BITS)
+        .map(|(i, _)| i);
+    let (stray_count, first_stray) = stray.fold((0usize, None), |(n, first), i| (n + 1, first.or(Some(i))));
 
     let problem = reference::Problem {
         batch: p.batch,
@@ -222,11 +276,19 @@ fn run_typed<T: TestElement>(
         causal: p.causal,
         softmax_scale: p.scale(),
     };
-    let want = reference::reference(&problem, r(&q, qs), r(&k, kvs), r(&v, kvs));
-    let naive = reference::naive_same_precision(&problem, r(&q, qs), r(&k, kvs), r(&v, kvs));
-    let got = reference::gather_bshd(r(&o_host, qs), p.batch, p.seqlen_q, p.heads_q, d);
+    let want = reference::reference(&problem, r(&q, qs), r(&k, ks), r(&v, vs));
+    let naive = reference::naive_same_precision(&problem, r(&q, qs), r(&k, ks), r(&v, vs));
+    let got = reference::gather_bshd(r(&o_host, os), p.batch, p.seqlen_q, p.heads_q, d);
     let lse = case.with_lse.then_some(&lse_host[..lse_len]);
-    let check = reference::check(&problem, &got, lse, &want, &naive);
+    let mut check = reference::check(&problem, &got, lse, &want, &naive);
+    if let Some(first) = first_stray {
+        check.pass = false;
+        check.ratio = f64::INFINITY;
+        check.error = Some(format!(
+            "{stray_count} elements of O outside its shape (padding or past the end) were \
+             overwritten, the first at element offset {first}"
+        ));
+    }
     Ok(Outcome {
         check,
         config: info.config,
@@ -250,6 +312,20 @@ enum Role {
     Query,
     Key,
     Value,
+}
+
+/// Which of `len` elements a `[b, n, h, d]` tensor with strides `s` addresses.
+fn addressed_elements(s: Strides, [b, n, h, d]: [usize; 4], len: usize) -> Vec<bool> {
+    let mut addressed = vec![false; len];
+    for bi in 0..b {
+        for si in 0..n {
+            for hi in 0..h {
+                let base = (bi as i64 * s.batch + si as i64 * s.row + hi as i64 * s.head) as usize;
+                addressed[base..base + d].fill(true);
+            }
+        }
+    }
+    addressed
 }
 
 fn len_of(s: Strides, [b, n, h, d]: [usize; 4]) -> usize {

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use flashattn::{AttentionParams, DType, KernelChoice, KernelConfig};
+use flashattn::{AttentionParams, DType, DeviceFacts, KernelChoice, KernelConfig};
 use proptest::num::usize::BinarySearch;
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -98,9 +98,9 @@ pub struct CaseSpace {
     pub head_dims: Option<Vec<usize>>,
     /// Kernel configurations to draw.
     pub configs: ConfigFilter,
-    /// Only configurations that run on this compute capability (major * 10 + minor);
-    /// `None`: every compiled one.
-    pub compute_capability: Option<u32>,
+    /// Only configurations this device can run (built for its compute capability, within its
+    /// shared memory after any `FLASHATTN_MAX_SMEM_PER_BLOCK` cap); `None`: every compiled one.
+    pub device: Option<DeviceFacts>,
 }
 
 impl Default for CaseSpace {
@@ -117,7 +117,7 @@ impl Default for CaseSpace {
             dtypes: vec![DType::F16, DType::BF16],
             head_dims: None,
             configs: ConfigFilter::All,
-            compute_capability: None,
+            device: None,
         }
     }
 }
@@ -200,7 +200,7 @@ impl CaseSpace {
                 let matching = all.iter().filter(|c| {
                     c.dtype == dtype
                         && c.head_dim == head_dim
-                        && self.compute_capability.is_none_or(|cc| c.runs_on(cc))
+                        && self.device.as_ref().is_none_or(|d| d.can_run(c))
                 });
                 let (configs, auto): (Vec<&'static KernelConfig>, bool) = match &self.configs {
                     ConfigFilter::All => (matching.collect(), true),
@@ -255,7 +255,14 @@ impl CaseSpace {
             scale_strategy(),
             proptest::bool::weighted(0.9),
         );
-        let data = (layout_strategy(), layout_strategy(), inputs_strategy());
+        let data = (
+            layout_strategy(),
+            input_layout_strategy(),
+            inputs_strategy(),
+            // V and O in a layout of their own a quarter of the time each.
+            proptest::option::weighted(0.25, input_layout_strategy()),
+            proptest::option::weighted(0.25, layout_strategy()),
+        );
         let kernel = (0..targets.len(), kernel_selector(&self.configs));
         let bounds = Bounds {
             max_work: self.max_work,
@@ -266,7 +273,7 @@ impl CaseSpace {
                 let (batch, heads_kv, group, seqlen_q, seqlen_k, square) = shape;
                 let seqlen_k = if square { seqlen_q } else { seqlen_k };
                 let (causal, softmax_scale, with_lse) = mask;
-                let (q_layout, kv_layout, inputs) = data;
+                let (q_layout, kv_layout, inputs, v_layout, o_layout) = data;
                 let (target_ix, selector) = kernel;
                 let t = &targets[target_ix];
                 let kernel = match (selector, t.configs.is_empty()) {
@@ -301,6 +308,8 @@ impl CaseSpace {
                     params,
                     q_layout,
                     kv_layout,
+                    v_layout,
+                    o_layout,
                     inputs,
                     seed,
                     with_lse,
@@ -464,6 +473,12 @@ fn scale_strategy() -> BoxedStrategy<Option<f32>> {
     prop_oneof![3 => Just(None), 1 => (0.01f32..=2.0).prop_map(Some)].boxed()
 }
 
+/// An input's layout: those of [`layout_strategy`], or one K/V shared by the whole batch
+/// (batch stride 0) one time in eight.
+fn input_layout_strategy() -> BoxedStrategy<Layout> {
+    prop_oneof![7 => layout_strategy(), 1 => Just(Layout::BatchBroadcast)].boxed()
+}
+
 /// BSHD, BHSD or padded, each a third of the time.
 fn layout_strategy() -> BoxedStrategy<Layout> {
     const GAPS: &[usize] = &[8, 16, 24];
@@ -556,8 +571,10 @@ fn edges(case: &Case) -> Vec<(&'static str, bool)> {
         Layout::Bshd => 0,
         Layout::Bhsd => 1,
         Layout::Padded { .. } => 2,
+        Layout::BatchBroadcast => 3,
     };
-    let (ql, kvl) = (layout(case.q_layout), layout(case.kv_layout));
+    let [q_l, k_l, v_l, o_l] = case.layouts();
+    let (ql, kvl) = (layout(q_l), layout(k_l));
     vec![
         ("sq=1", p.seqlen_q == 1),
         ("sk=1", p.seqlen_k == 1),
@@ -591,6 +608,10 @@ fn edges(case: &Case) -> Vec<(&'static str, bool)> {
         ("kv:bshd", kvl == 0),
         ("kv:bhsd", kvl == 1),
         ("kv:padded", kvl == 2),
+        ("kv:batch-broadcast", kvl == 3 && p.batch > 1),
+        ("v layout != k layout", v_l != k_l),
+        ("o layout != q layout", o_l != q_l),
+        ("o:padded (sentinel gaps)", layout(o_l) == 2),
         ("normal", matches!(case.inputs, Inputs::Normal { .. })),
         (
             "normal std<=0.01",

@@ -34,12 +34,17 @@ fn stream() -> &'static Arc<CudaStream> {
     STREAM.get_or_init(|| gpu_stream().expect("a CUDA GPU of compute capability >= 8.0"))
 }
 
+/// The cases to draw: only configurations this GPU can run (built for it, within its shared
+/// memory after any `FLASHATTN_MAX_SMEM_PER_BLOCK` cap).
 fn space() -> CaseSpace {
-    if std::env::var("FLASHATTN_TEST_SMALL").is_ok_and(|v| v == "1") {
+    let mut space = if std::env::var("FLASHATTN_TEST_SMALL").is_ok_and(|v| v == "1") {
         CaseSpace::small()
     } else {
         CaseSpace::default()
-    }
+    };
+    let facts = flashattn::device_facts(stream().context()).expect("device facts");
+    space.device = Some((*facts).clone());
+    space
 }
 
 proptest! {

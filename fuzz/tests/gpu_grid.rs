@@ -17,17 +17,32 @@ const SEQ_PAIRS: &[(usize, usize)] = &[
     (2048, 2048),
 ];
 const HEADS: &[(usize, usize)] = &[(2, 2), (4, 2), (3, 1)]; // MHA, GQA, MQA
-const LAYOUTS: &[(Layout, Layout)] = &[
-    (Layout::Bshd, Layout::Bshd),
-    (Layout::Bhsd, Layout::Bshd),
-    (
-        Layout::Bshd,
-        Layout::Padded {
-            head_gap: 8,
-            row_gap: 16,
-        },
-    ),
+const PADDED: Layout = Layout::Padded {
+    head_gap: 8,
+    row_gap: 16,
+};
+/// (Q, K, V, O) layouts, cycled through the grid: transposed and padded tensors, K/V shared by
+/// the whole batch (stride 0), K and V laid out differently, O laid out unlike Q (padded O
+/// also checks that its gaps are never written).
+const LAYOUTS: &[[Layout; 4]] = &[
+    [Layout::Bshd, Layout::Bshd, Layout::Bshd, Layout::Bshd],
+    [Layout::Bhsd, Layout::Bshd, Layout::Bshd, Layout::Bhsd],
+    [Layout::Bshd, PADDED, PADDED, Layout::Bshd],
+    [Layout::Bshd, Layout::BatchBroadcast, Layout::BatchBroadcast, PADDED],
+    [Layout::Bhsd, Layout::Bshd, Layout::Bhsd, Layout::Bshd],
+    [PADDED, Layout::Bhsd, Layout::BatchBroadcast, Layout::Bhsd],
 ];
+
+fn with_layouts(case: Case, [q, k, v, o]: [Layout; 4]) -> Case {
+    Case {
+        q_layout: q,
+        kv_layout: k,
+        v_layout: Some(v),
+        o_layout: Some(o),
+        ..case
+    }
+}
+
 const SCALES: &[f32] = &[1.0, 0.1, 4.0];
 
 #[test]
@@ -55,15 +70,15 @@ fn grid_matches_reference() {
                             causal,
                             ..AttentionParams::new(batch, sq, sk, hq, d)
                         };
-                        let (q_layout, kv_layout) = LAYOUTS[i % LAYOUTS.len()];
-                        let case = Case {
-                            q_layout,
-                            kv_layout,
-                            inputs: Inputs::Normal {
-                                std: SCALES[(i / 3) % SCALES.len()],
+                        let case = with_layouts(
+                            Case {
+                                inputs: Inputs::Normal {
+                                    std: SCALES[(i / 3) % SCALES.len()],
+                                },
+                                ..Case::new(dtype, params, 1000 + i as u64)
                             },
-                            ..Case::new(dtype, params, 1000 + i as u64)
-                        };
+                            LAYOUTS[i % LAYOUTS.len()],
+                        );
                         let out = run_case(&stream, &case)
                             .unwrap_or_else(|e| panic!("{}: {e}", case.reproducer()));
                         cases += 1;
@@ -121,11 +136,17 @@ fn every_config_on_awkward_shapes() {
             (1, 1, false),
         ]
     };
-    let cc = flashattn::compute_capability(stream.context()).unwrap();
+    // The configurations this GPU can run: built for it, and within its shared memory (which
+    // FLASHATTN_MAX_SMEM_PER_BLOCK lowers to test a 99 KiB part on a larger one).
+    let device = flashattn::device_facts(stream.context()).unwrap();
     let configs: Vec<_> = flashattn::kernel_configs()
         .iter()
-        .filter(|c| c.runs_on(cc))
+        .filter(|c| device.can_run(c))
         .collect();
+    let over_smem = flashattn::kernel_configs()
+        .iter()
+        .filter(|c| c.runs_on(device.compute_capability) && !device.can_run(c))
+        .count();
     for config in &configs {
         for (j, &(sq, sk, causal)) in shapes.iter().enumerate() {
             let params = AttentionParams {
@@ -135,14 +156,10 @@ fn every_config_on_awkward_shapes() {
                 kernel: KernelChoice::Id(config.id),
                 ..AttentionParams::new(2, sq, sk, 4, config.head_dim)
             };
-            let case = Case {
-                kv_layout: if j % 2 == 0 {
-                    Layout::Bhsd
-                } else {
-                    Layout::Bshd
-                },
-                ..Case::new(config.dtype, params, 7 + j as u64)
-            };
+            let case = with_layouts(
+                Case::new(config.dtype, params, 7 + j as u64),
+                LAYOUTS[(j + config.id as usize) % LAYOUTS.len()],
+            );
             let out =
                 run_case(&stream, &case).unwrap_or_else(|e| panic!("{}: {e}", case.reproducer()));
             assert_eq!(out.config.id, config.id);
@@ -158,9 +175,11 @@ fn every_config_on_awkward_shapes() {
         }
     }
     println!(
-        "configs: {} of {} compiled configurations run on this GPU, {cases} cases, {} failed",
+        "configs: {} of {} compiled configurations run on this GPU ({over_smem} more were built \
+         for it but exceed {} bytes of shared memory), {cases} cases, {} failed",
         configs.len(),
         flashattn::kernel_configs().len(),
+        device.smem_per_block,
         failures.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -51,10 +51,11 @@ fn validate(case: &Case) -> Result<f32, flashattn::Error> {
             strides: s,
         }
     };
-    let q = tensor(case.q_layout, p.seqlen_q, p.heads_q);
-    let k = tensor(case.kv_layout, p.seqlen_k, p.heads_kv);
-    let v = tensor(case.kv_layout, p.seqlen_k, p.heads_kv);
-    let o = tensor(case.q_layout, p.seqlen_q, p.heads_q);
+    let [ql, kl, vl, ol] = case.layouts();
+    let q = tensor(ql, p.seqlen_q, p.heads_q);
+    let k = tensor(kl, p.seqlen_k, p.heads_kv);
+    let v = tensor(vl, p.seqlen_k, p.heads_kv);
+    let o = tensor(ol, p.seqlen_q, p.heads_q);
     let lse = case.with_lse.then_some(RawLse {
         ptr: next,
         len: p.batch * p.heads_q * p.seqlen_q,
@@ -105,7 +106,9 @@ fn assert_valid(case: &Case, space: &CaseSpace) {
         }
         KernelChoice::Named(name) => panic!("the strategies draw ids, not names ({name}): {r}"),
     }
-    for layout in [case.q_layout, case.kv_layout] {
+    let [_, _, _, o_layout] = case.layouts();
+    assert!(o_layout != Layout::BatchBroadcast, "O cannot be broadcast: {r}");
+    for layout in case.layouts() {
         if let Layout::Padded { head_gap, row_gap } = layout {
             assert!(
                 head_gap % 8 == 0 && row_gap % 8 == 0 && head_gap > 0 && row_gap > 0,

@@ -1,10 +1,19 @@
-//! Finding a usable GPU without panicking when there is none.
+//! Finding a usable GPU without panicking when there is none, and the facts about it that
+//! decide which compiled kernel configurations can run there.
 
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::CudaContext;
+use cudarc::driver::sys::CUdevice_attribute as Attr;
 
+use crate::config::KernelConfig;
 use crate::error::{Error, Result};
+
+/// The variable that caps the shared memory per block the library may use (bytes, or with a
+/// `K`/`KB` suffix in KiB): below the device's own opt-in limit it makes a large GPU choose
+/// like a smaller one, e.g. `FLASHATTN_MAX_SMEM_PER_BLOCK=99K` runs an H100 as if it were an
+/// RTX 4090 or L4 (sm_86/sm_89/sm_120 allow 99 KiB per block; A100 164 KiB; H100/B200 227 KiB).
+pub const SMEM_CAP_VARIABLE: &str = "FLASHATTN_MAX_SMEM_PER_BLOCK";
 
 /// True when the NVIDIA driver library (libcuda) can be loaded on this machine.
 ///
@@ -51,36 +60,133 @@ pub fn open_device(ordinal: usize) -> Result<Arc<CudaContext>> {
     Ok(ctx)
 }
 
-/// Facts about a device the launch path needs on every call, read once per device.
-#[derive(Debug)]
-pub(crate) struct DeviceInfo {
-    pub name: String,
-    pub sm_count: usize,
-    pub compute_capability: (i32, i32),
+/// The SM targets this binary's kernels were compiled for (`FLASHATTN_CUDA_ARCHS` or
+/// `CUDA_COMPUTE_CAP` at build time), e.g. `["80", "90a"]`. The portable kernels also carry PTX
+/// of the newest one, so GPUs newer than all of them run those through the driver's JIT.
+pub fn built_archs() -> impl Iterator<Item = &'static str> {
+    flashattn_sys::BUILD_ARCHS
+        .split(';')
+        .filter(|a| !a.is_empty())
 }
 
-/// Cached [`DeviceInfo`] for the device of `ctx` (driver queries only on first use).
-pub(crate) fn device_info(ctx: &CudaContext) -> Result<Arc<DeviceInfo>> {
-    static CACHE: Mutex<Vec<(i32, Arc<DeviceInfo>)>> = Mutex::new(Vec::new());
+/// What the launch layer must know about a device to pick a kernel, read once per device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceFacts {
+    /// The device's name, which keys the tuned dispatch tables.
+    pub name: String,
+    /// Streaming multiprocessors: how many CTAs fill the GPU.
+    pub sm_count: usize,
+    /// Compute capability, major * 10 + minor.
+    pub compute_capability: u32,
+    /// The device's opt-in limit of dynamic shared memory per block, in bytes.
+    pub device_smem_per_block: usize,
+    /// What this library may use per block: the device's limit, lowered by
+    /// [`SMEM_CAP_VARIABLE`] when that is set.
+    pub smem_per_block: usize,
+}
+
+impl DeviceFacts {
+    /// Facts for a device described by hand (tests, and planning for a GPU you do not have);
+    /// no shared-memory cap applied.
+    pub fn new(
+        name: &str,
+        sm_count: usize,
+        compute_capability: u32,
+        smem_per_block: usize,
+    ) -> Self {
+        DeviceFacts {
+            name: name.to_string(),
+            sm_count,
+            compute_capability,
+            device_smem_per_block: smem_per_block,
+            smem_per_block,
+        }
+    }
+
+    /// Whether `config` was built for this device and fits in its shared memory: the
+    /// configurations an automatic choice may take.
+    pub fn can_run(&self, config: &KernelConfig) -> bool {
+        config.runs_on(self.compute_capability) && config.smem_bytes <= self.smem_per_block
+    }
+
+    /// Why `config` cannot run here, as the error a call that names it gets; `Ok` if it can.
+    pub fn check(&self, config: &KernelConfig) -> Result<()> {
+        if !config.runs_on(self.compute_capability) {
+            return Err(self.not_built(Some(config.name)));
+        }
+        if config.smem_bytes > self.smem_per_block {
+            return Err(Error::SharedMemoryExceeded {
+                config: config.name.to_string(),
+                required: config.smem_bytes,
+                limit: self.smem_per_block,
+                capped: self.smem_per_block < self.device_smem_per_block,
+            });
+        }
+        Ok(())
+    }
+
+    pub(crate) fn not_built(&self, config: Option<&str>) -> Error {
+        Error::NotBuiltForDevice {
+            config: config.map(str::to_string),
+            compute_capability: self.compute_capability,
+            built_archs: flashattn_sys::BUILD_ARCHS.to_string(),
+        }
+    }
+}
+
+/// The shared-memory cap from [`SMEM_CAP_VARIABLE`], if set.
+pub(crate) fn smem_cap_from_env() -> Result<Option<usize>> {
+    std::env::var_os(SMEM_CAP_VARIABLE)
+        .map(|raw| parse_smem_cap(&raw.to_string_lossy()))
+        .transpose()
+}
+
+/// A shared-memory size as [`SMEM_CAP_VARIABLE`] takes it: bytes, or KiB with `K`/`KB`.
+pub fn parse_smem_cap(text: &str) -> Result<usize> {
+    let t = text.trim();
+    let upper = t.to_ascii_uppercase();
+    let (digits, unit) =
+        if let Some(d) = upper.strip_suffix("KB").or_else(|| upper.strip_suffix('K')) {
+            (d.trim().to_string(), 1024)
+        } else {
+            (upper, 1)
+        };
+    match digits.parse::<usize>() {
+        Ok(n) if n > 0 => n.checked_mul(unit).ok_or(()),
+        _ => Err(()),
+    }
+    .map_err(|()| Error::Environment {
+        variable: SMEM_CAP_VARIABLE,
+        detail: format!(
+            "`{text}` is not a positive size (bytes, or KiB with a K suffix, e.g. 99K)"
+        ),
+    })
+}
+
+/// Cached [`DeviceFacts`] for the device of `ctx` (driver queries only on first use).
+pub fn device_facts(ctx: &CudaContext) -> Result<Arc<DeviceFacts>> {
+    static CACHE: Mutex<Vec<(i32, Arc<DeviceFacts>)>> = Mutex::new(Vec::new());
     let key = ctx.cu_device();
-    if let Some((_, info)) = CACHE
+    if let Some((_, facts)) = CACHE
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .iter()
         .find(|(k, _)| *k == key)
     {
-        return Ok(info.clone());
+        return Ok(facts.clone());
     }
-    let info = Arc::new(DeviceInfo {
+    let device_smem =
+        ctx.attribute(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as usize;
+    let facts = Arc::new(DeviceFacts {
         name: ctx.name()?,
-        sm_count: ctx.attribute(
-            cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-        )? as usize,
-        compute_capability: ctx.compute_capability()?,
+        sm_count: ctx.attribute(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as usize,
+        compute_capability: compute_capability(ctx)?,
+        device_smem_per_block: device_smem,
+        smem_per_block: smem_cap_from_env()?.map_or(device_smem, |cap| cap.min(device_smem)),
     });
     CACHE
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .push((key, info.clone()));
-    Ok(info)
+        .push((key, facts.clone()));
+    Ok(facts)
 }

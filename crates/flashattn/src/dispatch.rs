@@ -1,108 +1,215 @@
 //! Tuned kernel choice: tables written by `flashattn-bench tune` on a GPU model, embedded at
 //! build time, consulted before the built-in rule.
 //!
-//! A table is tab-separated text, one measured shape per line (`#` starts a comment):
+//! A table is tab-separated text, one measured shape per line (`#` starts a comment), each line
+//! a [`DispatchRow`]:
 //! `gpu  dtype  head_dim  causal  batch  heads  seqlen_q  seqlen_k  config  p50_ms`.
 //! A call uses the entry of its GPU model, dtype, head dim and mask whose (seqlen_q, seqlen_k,
-//! batch x heads) is nearest on a log2 scale, if that is within a factor of 4 overall;
-//! otherwise the built-in rule decides.
+//! batch x heads) is nearest on a log2 scale, if that is within a factor of 4 overall and its
+//! configuration can run on the device (built for it, fits its shared memory); otherwise the
+//! built-in rule decides.
 //!
 //! `FLASHATTN_DISPATCH=/path/table.tsv` adds a table read once at first use (for example one
 //! `flashattn-bench tune` just wrote); its entries are consulted before the embedded ones, so
-//! a fresh tuning run takes effect without a rebuild. An unreadable file adds nothing.
+//! a fresh tuning run takes effect without a rebuild. Because the user asked for that table, a
+//! file that cannot be read, a malformed line, or a row naming a configuration this build does
+//! not have (or one of another dtype or head dim than the row's) is an error
+//! ([`crate::Error::Environment`]) on every call that would consult it, never silently ignored.
+//! The embedded tables are lenient instead: a trimmed build (`FLASHATTN_HEAD_DIMS`, an arch list
+//! without `90a`) skips the rows it has no kernels for.
 
+use std::fmt;
+use std::str::FromStr;
 use std::sync::OnceLock;
 
 use crate::config::{KernelConfig, kernel_configs};
+use crate::device::DeviceFacts;
+use crate::error::{Error, Result};
 use crate::{AttentionParams, DType};
+
+/// The variable naming a run-time dispatch table.
+pub const DISPATCH_VARIABLE: &str = "FLASHATTN_DISPATCH";
 
 /// The embedded tables, one per tuned GPU model.
 const TABLES: &[&str] = &[include_str!("../dispatch/nvidia-h100-80gb-hbm3.tsv")];
 
-#[derive(Debug)]
-struct Entry {
-    gpu: String,
-    dtype: DType,
-    head_dim: usize,
-    causal: bool,
-    batch_heads: f64,
-    seqlen_q: f64,
-    seqlen_k: f64,
-    config: String,
+/// One line of a dispatch table: the configuration the tuner measured fastest for a shape.
+/// The tuner writes rows with `Display`, the launch layer reads them with `FromStr`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DispatchRow {
+    /// GPU model, as the driver names it (e.g. `NVIDIA H100 80GB HBM3`).
+    pub gpu: String,
+    /// Element type.
+    pub dtype: DType,
+    /// Head dim.
+    pub head_dim: usize,
+    /// Causal mask.
+    pub causal: bool,
+    /// Batch size of the measured shape.
+    pub batch: usize,
+    /// Query heads of the measured shape.
+    pub heads: usize,
+    /// Query length of the measured shape.
+    pub seqlen_q: usize,
+    /// Key length of the measured shape.
+    pub seqlen_k: usize,
+    /// The winning configuration's name.
+    pub config: String,
+    /// Its median time (milliseconds), for the reader's information.
+    pub p50_ms: f64,
 }
 
-fn parse(line: &str) -> Option<Entry> {
-    let f: Vec<&str> = line.split('\t').collect();
-    if f.len() < 9 || line.starts_with('#') {
-        return None;
+impl DispatchRow {
+    /// The header line a table starts with (a comment).
+    pub const HEADER: &'static str =
+        "# gpu\tdtype\thead_dim\tcausal\tbatch\theads\tseqlen_q\tseqlen_k\tconfig\tp50_ms";
+}
+
+impl fmt::Display for DispatchRow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.5}",
+            self.gpu,
+            self.dtype,
+            self.head_dim,
+            self.causal,
+            self.batch,
+            self.heads,
+            self.seqlen_q,
+            self.seqlen_k,
+            self.config,
+            self.p50_ms
+        )
     }
-    let num = |i: usize| f[i].trim().parse::<f64>().ok();
-    Some(Entry {
-        gpu: f[0].trim().to_string(),
-        dtype: match f[1].trim() {
+}
+
+impl FromStr for DispatchRow {
+    type Err = String;
+
+    /// Parse one table line; the error says which field is wrong.
+    fn from_str(line: &str) -> std::result::Result<Self, String> {
+        let f: Vec<&str> = line.split('\t').map(str::trim).collect();
+        if f.len() != 10 {
+            return Err(format!("{} tab-separated fields, expected 10", f.len()));
+        }
+        fn field<T: FromStr>(f: &[&str], i: usize, name: &str) -> std::result::Result<T, String> {
+            f[i].parse()
+                .map_err(|_| format!("{name} `{}` is not valid", f[i]))
+        }
+        let dtype = match f[1] {
             "f16" => DType::F16,
             "bf16" => DType::BF16,
-            _ => return None,
-        },
-        head_dim: f[2].trim().parse().ok()?,
-        causal: f[3].trim().parse().ok()?,
-        batch_heads: num(4)? * num(5)?,
-        seqlen_q: num(6)?,
-        seqlen_k: num(7)?,
-        config: f[8].trim().to_string(),
+            other => return Err(format!("dtype `{other}` is not f16 or bf16")),
+        };
+        Ok(DispatchRow {
+            gpu: f[0].to_string(),
+            dtype,
+            head_dim: field(&f, 2, "head_dim")?,
+            causal: field(&f, 3, "causal")?,
+            batch: field(&f, 4, "batch")?,
+            heads: field(&f, 5, "heads")?,
+            seqlen_q: field(&f, 6, "seqlen_q")?,
+            seqlen_k: field(&f, 7, "seqlen_k")?,
+            config: f[8].to_string(),
+            p50_ms: field(&f, 9, "p50_ms")?,
+        })
+    }
+}
+
+/// The lines of a table that carry rows, with their 1-based line numbers.
+fn row_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l))
+        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+}
+
+/// Parse a table the user supplied: every row must parse and name a configuration this build
+/// compiled, of the row's own dtype and head dim.
+fn parse_strict(text: &str) -> std::result::Result<Vec<DispatchRow>, String> {
+    row_lines(text)
+        .map(|(n, line)| {
+            let row: DispatchRow = line.parse().map_err(|e| format!("line {n}: {e}"))?;
+            match kernel_configs().iter().find(|c| c.name == row.config) {
+                None => Err(format!(
+                    "line {n}: {} is not a configuration of this build (see flashattn::kernel_configs)",
+                    row.config
+                )),
+                Some(c) if c.dtype != row.dtype || c.head_dim != row.head_dim => Err(format!(
+                    "line {n}: {} is a {} d{} configuration, the row is for {} d{}",
+                    row.config, c.dtype, c.head_dim, row.dtype, row.head_dim
+                )),
+                Some(_) => Ok(row),
+            }
+        })
+        .collect()
+}
+
+/// The user's table from [`DISPATCH_VARIABLE`], read once: none, its rows, or why it cannot be
+/// used.
+fn user_table() -> &'static std::result::Result<Vec<DispatchRow>, String> {
+    static TABLE: OnceLock<std::result::Result<Vec<DispatchRow>, String>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let Some(path) = std::env::var_os(DISPATCH_VARIABLE) else {
+            return Ok(Vec::new());
+        };
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.to_string_lossy()))?;
+        parse_strict(&text).map_err(|e| format!("{}: {e}", path.to_string_lossy()))
     })
 }
 
-/// The tables in lookup order: the `FLASHATTN_DISPATCH` file's entries, then the embedded ones.
-fn tables() -> &'static [Vec<Entry>; 2] {
-    static ENTRIES: OnceLock<[Vec<Entry>; 2]> = OnceLock::new();
-    ENTRIES.get_or_init(|| {
-        let from_env = std::env::var_os("FLASHATTN_DISPATCH")
-            .and_then(|path| std::fs::read_to_string(path).ok())
-            .map(|text| text.lines().filter_map(parse).collect())
-            .unwrap_or_default();
-        let embedded = TABLES
+/// The embedded tables' rows (unparsable lines are caught by a unit test, not at run time).
+fn embedded_table() -> &'static [DispatchRow] {
+    static ROWS: OnceLock<Vec<DispatchRow>> = OnceLock::new();
+    ROWS.get_or_init(|| {
+        TABLES
             .iter()
-            .flat_map(|t| t.lines())
-            .filter_map(parse)
-            .collect();
-        [from_env, embedded]
+            .flat_map(|t| row_lines(t))
+            .filter_map(|(_, l)| l.parse().ok())
+            .collect()
     })
 }
 
-/// The tuned configuration for this call on `gpu`, if a close enough entry exists and its
-/// configuration is compiled and runnable.
+/// The tuned configuration for this call on `device`, if a close enough entry exists and its
+/// configuration is compiled and can run there; an error if the user's table is unusable.
 pub(crate) fn tuned(
-    gpu: &str,
+    device: &DeviceFacts,
     p: &AttentionParams,
     dtype: DType,
-    cc: u32,
-) -> Option<&'static KernelConfig> {
+) -> Result<Option<&'static KernelConfig>> {
+    let user = user_table().as_ref().map_err(|detail| Error::Environment {
+        variable: DISPATCH_VARIABLE,
+        detail: detail.clone(),
+    })?;
     let l2 = |a: f64, b: f64| (a / b).log2().abs();
     let bh = (p.batch * p.heads_q) as f64;
-    let nearest = |entries: &'static [Entry]| {
-        entries
-            .iter()
-            .filter(|e| {
-                e.gpu == gpu && e.dtype == dtype && e.head_dim == p.head_dim && e.causal == p.causal
+    let nearest = |rows: &'static [DispatchRow]| {
+        rows.iter()
+            .filter(|r| {
+                r.gpu == device.name
+                    && r.dtype == dtype
+                    && r.head_dim == p.head_dim
+                    && r.causal == p.causal
             })
-            .map(|e| {
+            .map(|r| {
                 (
-                    l2(p.seqlen_q as f64, e.seqlen_q)
-                        + l2(p.seqlen_k as f64, e.seqlen_k)
-                        + l2(bh, e.batch_heads),
-                    e,
+                    l2(p.seqlen_q as f64, r.seqlen_q as f64)
+                        + l2(p.seqlen_k as f64, r.seqlen_k as f64)
+                        + l2(bh, (r.batch * r.heads) as f64),
+                    r,
                 )
             })
             .filter(|(d, _)| *d <= 2.0)
             .min_by(|a, b| a.0.total_cmp(&b.0))
-            .and_then(|(_, e)| {
+            .and_then(|(_, r)| {
                 kernel_configs()
                     .iter()
-                    .find(|c| c.name == e.config && c.dtype == dtype && c.runs_on(cc))
+                    .find(|c| c.name == r.config && c.dtype == dtype && device.can_run(c))
             })
     };
-    tables().iter().find_map(|t| nearest(t))
+    Ok(nearest(user).or_else(|| nearest(embedded_table())))
 }
 
 #[cfg(test)]
@@ -112,23 +219,22 @@ mod tests {
     #[test]
     fn embedded_tables_parse_and_name_compiled_configs() {
         for t in TABLES {
-            for line in t
-                .lines()
-                .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-            {
-                let e = parse(line).unwrap_or_else(|| panic!("unparsable dispatch line: {line}"));
+            for (n, line) in row_lines(t) {
+                let row: DispatchRow = line
+                    .parse()
+                    .unwrap_or_else(|e| panic!("embedded dispatch line {n}: {e}: {line}"));
                 // A table may name configurations a trimmed build (FLASHATTN_HEAD_DIMS, or
                 // FLASHATTN_CUDA_ARCHS without 90a for the sm90_ kernel) left out; those lines
                 // are skipped at run time, so only check the ones compiled here.
-                let kernel = e.config.split('_').next().unwrap_or_default();
+                let kernel = row.config.split('_').next().unwrap_or_default();
                 let kernel_built = kernel_configs()
                     .iter()
                     .any(|c| c.name.split('_').next() == Some(kernel));
-                if kernel_built && crate::compiled_head_dims(e.dtype).contains(&e.head_dim) {
+                if kernel_built && crate::compiled_head_dims(row.dtype).contains(&row.head_dim) {
                     assert!(
-                        kernel_configs().iter().any(|c| c.name == e.config),
+                        kernel_configs().iter().any(|c| c.name == row.config),
                         "{} is not a compiled configuration",
-                        e.config
+                        row.config
                     );
                 }
             }
@@ -136,11 +242,46 @@ mod tests {
     }
 
     #[test]
-    fn nearest_entry_within_range_wins() {
-        let line = "GPU X\tbf16\t128\tfalse\t2\t16\t8192\t8192\tsm80_bf16_d128_m64n64w4s2\t1.0";
-        let e = parse(line).unwrap();
-        assert_eq!(e.batch_heads, 32.0);
-        assert!(parse("# comment").is_none());
-        assert!(parse("too\tshort").is_none());
+    fn rows_round_trip_through_display() {
+        let line = "GPU X\tbf16\t128\tfalse\t2\t16\t8192\t8192\tsm80_bf16_d128_m64n64w4s2\t1.25000";
+        let row: DispatchRow = line.parse().unwrap();
+        assert_eq!(row.batch * row.heads, 32);
+        assert_eq!(row.to_string(), line);
+        assert!("too\tshort".parse::<DispatchRow>().is_err());
+        let bad = line.replace("\t16\t", "\tsixteen\t");
+        let err = bad.parse::<DispatchRow>().unwrap_err();
+        assert!(err.contains("heads `sixteen`"), "{err}");
+    }
+
+    #[test]
+    fn user_tables_are_checked_strictly() {
+        // A configuration of the wrong head dim for its row.
+        let c = &kernel_configs()[0];
+        let other_dim = if c.head_dim == 64 { 128 } else { 64 };
+        let wrong_dim = format!(
+            "GPU X\t{}\t{other_dim}\tfalse\t1\t8\t512\t512\t{}\t0.01",
+            c.dtype, c.name
+        );
+        let err = parse_strict(&wrong_dim).unwrap_err();
+        assert!(err.contains("line 1") && err.contains(c.name), "{err}");
+        // A configuration that does not exist.
+        let unknown = format!(
+            "# header\nGPU X\t{}\t{}\tfalse\t1\t8\t512\t512\tsm80_nope\t0.01",
+            c.dtype, c.head_dim
+        );
+        let err = parse_strict(&unknown).unwrap_err();
+        assert!(err.contains("line 2") && err.contains("sm80_nope"), "{err}");
+        // A malformed line.
+        let err = parse_strict("GPU X\tf16\t64").unwrap_err();
+        assert!(err.contains("line 1"), "{err}");
+        // A good one.
+        let good = format!(
+            "{}\nGPU X\t{}\t{}\ttrue\t1\t8\t512\t512\t{}\t0.01\n",
+            DispatchRow::HEADER,
+            c.dtype,
+            c.head_dim,
+            c.name
+        );
+        assert_eq!(parse_strict(&good).unwrap().len(), 1);
     }
 }

@@ -94,6 +94,58 @@ pub enum Error {
     /// A named kernel configuration does not exist, or is for another dtype or head dim.
     #[error("kernel configuration {0} does not exist for this dtype and head dim")]
     UnknownConfig(String),
+    /// The kernels this call needs were not compiled for the device's compute capability.
+    #[error(
+        "{} not built for compute capability {}.{} (this binary carries SASS for {built_archs:?} \
+         and PTX of the newest); rebuild with FLASHATTN_CUDA_ARCHS (or CUDA_COMPUTE_CAP) listing {}",
+        config.as_ref().map_or("the kernels for this dtype and head dim are".to_string(), |c| format!("kernel configuration {c} is")),
+        compute_capability / 10, compute_capability % 10, compute_capability
+    )]
+    NotBuiltForDevice {
+        /// The configuration the caller named, if any.
+        config: Option<String>,
+        /// The device's compute capability, major * 10 + minor.
+        compute_capability: u32,
+        /// The SM targets this binary was compiled for, `;`-separated.
+        built_archs: String,
+    },
+    /// A named configuration needs more shared memory per block than the device (or the
+    /// `FLASHATTN_MAX_SMEM_PER_BLOCK` cap) allows.
+    #[error(
+        "kernel configuration {config} needs {required} bytes of shared memory per block; {} allows {limit}",
+        if *capped { "FLASHATTN_MAX_SMEM_PER_BLOCK" } else { "this device" }
+    )]
+    SharedMemoryExceeded {
+        /// The configuration.
+        config: String,
+        /// Its shared memory per block.
+        required: usize,
+        /// What this device allows (after the cap).
+        limit: usize,
+        /// Whether the limit is the environment's cap rather than the device's own.
+        capped: bool,
+    },
+    /// No compiled configuration for this dtype and head dim fits the shared memory available.
+    #[error(
+        "no compiled kernel configuration for head dim {head_dim} fits in {limit} bytes of shared \
+         memory per block (the smallest needs {smallest})"
+    )]
+    NoConfigFits {
+        /// The head dim of the call.
+        head_dim: usize,
+        /// Shared memory per block available.
+        limit: usize,
+        /// The smallest requirement among the compiled configurations.
+        smallest: usize,
+    },
+    /// An environment variable the library reads holds a value it cannot use.
+    #[error("{variable}: {detail}")]
+    Environment {
+        /// The variable.
+        variable: &'static str,
+        /// What is wrong with its value.
+        detail: String,
+    },
     /// No NVIDIA driver (libcuda) could be loaded.
     #[error("no CUDA driver: libcuda could not be loaded (is the NVIDIA driver installed?)")]
     NoDriver,
@@ -136,7 +188,8 @@ impl Error {
     pub fn is_validation(&self) -> bool {
         !matches!(
             self,
-            Error::NoDriver
+            Error::Environment { .. }
+                | Error::NoDriver
                 | Error::NoDevice { .. }
                 | Error::Cuda { .. }
                 | Error::Driver(_)

@@ -6,6 +6,7 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use flashattn_sys as sys;
 
 use crate::config::{KernelConfig, candidates};
+use crate::device::DeviceFacts;
 use crate::error::{Error, Result};
 use crate::problem::{
     AttentionParams, KernelChoice, RawForward, RawLse, RawTensor, Strides, validate,
@@ -127,11 +128,10 @@ pub unsafe fn forward_raw(
 ) -> Result<LaunchInfo> {
     let scale = validate(params, t)?;
     let ctx = stream.context();
-    let device = crate::device::device_info(ctx)?;
-    let (major, minor) = device.compute_capability;
-    crate::require_supported_compute_capability(major, minor)?;
-    let cc = (major * 10 + minor) as u32;
-    let config = choose_config(params, t.q.dtype, cc, &device)?;
+    let device = crate::device::device_facts(ctx)?;
+    let cc = device.compute_capability;
+    crate::require_supported_compute_capability((cc / 10) as i32, (cc % 10) as i32)?;
+    let config = choose_config(params, t.q.dtype, &device)?;
 
     let s = |x: &RawTensor| x.strides;
     let (qs, ks, vs, os) = (s(&t.q), s(&t.k), s(&t.v), s(&t.o));
@@ -175,34 +175,55 @@ pub unsafe fn forward_raw(
     Ok(LaunchInfo { config })
 }
 
-/// Pick the kernel configuration: the caller's, else the tuned table for this GPU, else the
-/// rule below.
-fn choose_config(
+/// The kernel configuration a call with `params` runs on `device`: the caller's named one (an
+/// error if it was not built for the device or does not fit its shared memory), else the tuned
+/// table for this GPU, else the built-in rule, among the configurations the device can run.
+/// Needs no GPU: `DeviceFacts::new` describes one by hand, so a plan can be checked anywhere.
+pub fn choose_config(
     params: &AttentionParams,
     dtype: DType,
-    cc: u32,
-    device: &crate::device::DeviceInfo,
+    device: &DeviceFacts,
 ) -> Result<&'static KernelConfig> {
-    let runnable = |c: &&KernelConfig| c.runs_on(cc);
-    match &params.kernel {
-        KernelChoice::Id(id) => candidates(dtype, params.head_dim)
-            .find(|c| c.id == *id)
-            .filter(runnable)
-            .ok_or_else(|| Error::UnknownConfig(format!("id {id}"))),
-        KernelChoice::Named(name) => candidates(dtype, params.head_dim)
-            .find(|c| c.name == name)
-            .filter(runnable)
-            .ok_or_else(|| Error::UnknownConfig(name.clone())),
-        KernelChoice::Auto => {
-            let tuned = crate::dispatch::tuned(&device.name, params, dtype, cc);
-            tuned
-                .or_else(|| auto_config(params, dtype, cc, device.sm_count))
-                .ok_or(Error::UnsupportedHeadDim {
-                    head_dim: params.head_dim,
-                    dtype,
-                    compiled: crate::compiled_head_dims(dtype),
-                })
-        }
+    let named = match &params.kernel {
+        KernelChoice::Id(id) => Some(
+            candidates(dtype, params.head_dim)
+                .find(|c| c.id == *id)
+                .ok_or_else(|| Error::UnknownConfig(format!("id {id}")))?,
+        ),
+        KernelChoice::Named(name) => Some(
+            candidates(dtype, params.head_dim)
+                .find(|c| c.name == name)
+                .ok_or_else(|| Error::UnknownConfig(name.clone()))?,
+        ),
+        KernelChoice::Auto => None,
+    };
+    if let Some(config) = named {
+        device.check(config)?;
+        return Ok(config);
+    }
+    if let Some(config) = crate::dispatch::tuned(device, params, dtype)? {
+        return Ok(config);
+    }
+    auto_config(params, dtype, device).ok_or_else(|| no_config_error(params, dtype, device))
+}
+
+/// Why no automatic choice exists: nothing compiled for this head dim, nothing built for this
+/// device, or nothing small enough for its shared memory.
+fn no_config_error(params: &AttentionParams, dtype: DType, device: &DeviceFacts) -> Error {
+    let built_here =
+        || candidates(dtype, params.head_dim).filter(|c| c.runs_on(device.compute_capability));
+    match built_here().map(|c| c.smem_bytes).min() {
+        None if candidates(dtype, params.head_dim).next().is_none() => Error::UnsupportedHeadDim {
+            head_dim: params.head_dim,
+            dtype,
+            compiled: crate::compiled_head_dims(dtype),
+        },
+        None => device.not_built(None),
+        Some(smallest) => Error::NoConfigFits {
+            head_dim: params.head_dim,
+            limit: device.smem_per_block,
+            smallest,
+        },
     }
 }
 
@@ -216,11 +237,10 @@ fn choose_config(
 pub(crate) fn auto_config(
     params: &AttentionParams,
     dtype: DType,
-    cc: u32,
-    sm_count: usize,
+    device: &DeviceFacts,
 ) -> Option<&'static KernelConfig> {
     // No allocation: this runs on every launch. One-warp tiles only when nothing else exists.
-    let runnable = |c: &&KernelConfig| c.runs_on(cc);
+    let runnable = |c: &&KernelConfig| device.can_run(c);
     let multi_warp = candidates(dtype, params.head_dim)
         .filter(runnable)
         .any(|c| c.warps > 1);
@@ -229,7 +249,7 @@ pub(crate) fn auto_config(
             .filter(runnable)
             .filter(move |c| c.warps > 1 || !multi_warp)
     };
-    let target = 2 * sm_count;
+    let target = 2 * device.sm_count;
     let ctas =
         |c: &KernelConfig| params.seqlen_q.div_ceil(c.block_m) * params.batch * params.heads_q;
     // Independent key walks; a split only counts when each group gets a key tile of its own.
@@ -319,18 +339,19 @@ mod tests {
 
     #[test]
     fn auto_config_fills_the_gpu_and_skips_one_warp_tiles() {
+        let h100 = DeviceFacts::new("H100", 132, 90, 227 * 1024);
         for dtype in [DType::F16, DType::BF16] {
             for d in crate::compiled_head_dims(dtype) {
                 let tallest = candidates(dtype, d).map(|c| c.block_m).max().unwrap();
                 // A large problem: the tallest tile already gives every SM two CTAs.
                 let big = AttentionParams::new(8, 8192, 8192, 16, d);
-                let c = auto_config(&big, dtype, 90, 132).unwrap();
+                let c = auto_config(&big, dtype, &h100).unwrap();
                 assert_eq!(c.block_m, tallest, "{dtype} d{d}: {}", c.name);
                 assert!(c.warps > 1);
                 // A tiny problem: at least the parallelism of the plain tile with the most CTAs,
                 // counting split-KV groups, and still never one warp.
                 let small = AttentionParams::new(1, 512, 512, 8, d);
-                let c = auto_config(&small, dtype, 90, 132).unwrap();
+                let c = auto_config(&small, dtype, &h100).unwrap();
                 let units = |c: &KernelConfig| {
                     512usize.div_ceil(c.block_m) * 8 * c.kv_splits.min(512usize.div_ceil(c.block_n))
                 };
@@ -345,7 +366,8 @@ mod tests {
                     assert!(c.kv_splits > 1, "{dtype} d{d}: {}", c.name);
                 }
                 // Nothing runs below the configurations' minimum compute capability.
-                assert!(auto_config(&small, dtype, 75, 132).is_none());
+                let turing = DeviceFacts::new("sm_75", 40, 75, 64 * 1024);
+                assert!(auto_config(&small, dtype, &turing).is_none());
             }
         }
     }

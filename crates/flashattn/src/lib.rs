@@ -36,13 +36,15 @@ mod problem;
 
 pub use config::{KernelConfig, compiled_head_dims, kernel_configs};
 pub use device::{
-    compute_capability, driver_available, open_device, require_supported_compute_capability,
+    DeviceFacts, SMEM_CAP_VARIABLE, built_archs, compute_capability, device_facts,
+    driver_available, open_device, parse_smem_cap, require_supported_compute_capability,
 };
+pub use dispatch::{DISPATCH_VARIABLE, DispatchRow};
 pub use error::{Error, Result};
-pub use forward::{LaunchInfo, Tensor, TensorMut, forward, forward_raw};
+pub use forward::{LaunchInfo, Tensor, TensorMut, choose_config, forward, forward_raw};
 pub use problem::{
-    AttentionParams, KernelChoice, MAX_BATCH_X_HEADS, MAX_GRID_YZ, MAX_SEQLEN, RawForward, RawLse, RawTensor, Strides,
-    validate,
+    AttentionParams, KernelChoice, MAX_BATCH_X_HEADS, MAX_GRID_YZ, MAX_SEQLEN, RawForward, RawLse,
+    RawTensor, Strides, validate,
 };
 
 /// Re-export of the cudarc version this crate's API uses.
@@ -107,7 +109,9 @@ impl std::fmt::Display for DType {
 ///     const DTYPE: flashattn::DType = flashattn::DType::F16;
 /// }
 /// ```
-pub trait Element: sealed::Sealed + cudarc::driver::DeviceRepr + Copy + Send + Sync + 'static {
+pub trait Element:
+    sealed::Sealed + cudarc::driver::DeviceRepr + Copy + Send + Sync + 'static
+{
     /// The matching [`DType`].
     const DTYPE: DType;
 }

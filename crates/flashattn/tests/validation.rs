@@ -280,3 +280,46 @@ fn compiled_configs_are_listed() {
         assert_eq!(c.block_m % (16 * c.warps / c.kv_splits), 0);
     }
 }
+
+// The CUDA runtime linked into this binary (statically, through flashattn-sys): the same one
+// the kernels are launched with.
+unsafe extern "C" {
+    fn cudaMalloc(ptr: *mut *mut std::ffi::c_void, size: usize) -> i32;
+    fn cudaGetLastError() -> i32;
+}
+
+/// A failed runtime call leaves an error in the thread's last-error slot; a launch that read
+/// that slot to judge itself (`<<<>>>` then cudaGetLastError) reported the earlier failure as
+/// its own, which is how a failed cudaFuncSetAttribute used to fail the next healthy launch.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_stale_runtime_error_does_not_fail_the_next_launch() {
+    let ctx = flashattn::open_device(0).expect("a CUDA GPU");
+    let stream = ctx.default_stream();
+    ctx.bind_to_thread().unwrap();
+    let mut ptr = std::ptr::null_mut();
+    // SAFETY: an allocation far beyond any GPU's memory fails and returns no pointer.
+    let status = unsafe { cudaMalloc(&mut ptr, 1 << 60) };
+    assert_ne!(status, 0, "a 1 EiB allocation succeeded");
+    let d = *flashattn::compiled_head_dims(DType::F16).first().unwrap();
+    let p = AttentionParams::new(1, 64, 64, 2, d);
+    let s = Strides::bshd(64, 2, d);
+    let n = 64 * 2 * d;
+    let q = stream.alloc_zeros::<half::f16>(n).unwrap();
+    let k = stream.alloc_zeros::<half::f16>(n).unwrap();
+    let v = stream.alloc_zeros::<half::f16>(n).unwrap();
+    let mut o = stream.alloc_zeros::<half::f16>(n).unwrap();
+    let run = flashattn::forward(
+        &stream,
+        &p,
+        flashattn::Tensor::new(&q, s),
+        flashattn::Tensor::new(&k, s),
+        flashattn::Tensor::new(&v, s),
+        flashattn::TensorMut::new(&mut o, s),
+        None,
+    );
+    assert!(run.is_ok(), "a healthy launch failed: {run:?}");
+    stream.synchronize().unwrap();
+    // SAFETY: no arguments; clears this test's deliberate error for the tests after it.
+    unsafe { cudaGetLastError() };
+}

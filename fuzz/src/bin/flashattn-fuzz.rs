@@ -344,8 +344,15 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // Draw only configurations this GPU runs (sm_90a code runs on compute capability 9.0 only).
-    space.compute_capability = flashattn::compute_capability(stream.context()).ok();
+    // Draw only configurations this GPU runs (sm_90a code runs on compute capability 9.0 only)
+    // and that fit its shared memory (lowered by FLASHATTN_MAX_SMEM_PER_BLOCK when set).
+    space.device = match flashattn::device_facts(stream.context()) {
+        Ok(facts) => Some((*facts).clone()),
+        Err(e) => {
+            eprintln!("flashattn-fuzz: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let (targets, strategy) = match space.targets().and_then(|t| Ok((t, space.strategy()?))) {
         Ok(x) => x,
         Err(e) => {
