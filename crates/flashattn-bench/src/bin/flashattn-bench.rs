@@ -7,7 +7,7 @@ use std::process::Command;
 
 use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use flashattn::KernelChoice;
+use flashattn::{DispatchRow, KernelChoice};
 use flashattn_bench::SCHEMA_VERSION;
 use flashattn_bench::gpu::{Gpu, Protocol, configs_for, dtype_of, params_of};
 use flashattn_bench::output::Align::{Left, Right};
@@ -328,9 +328,10 @@ fn tune(args: &TuneArgs) -> i32 {
     let out = &args.out;
     let Some(gpu) = open_gpu() else { return 2 };
     let device = gpu.device().name;
-    let mut lines = vec![format!(
-        "# flashattn dispatch table for {device}: gpu\tdtype\thead_dim\tcausal\tbatch\theads\tseqlen_q\tseqlen_k\tconfig\tp50_ms"
-    )];
+    let mut lines = vec![
+        format!("# flashattn dispatch table for {device}"),
+        DispatchRow::HEADER.to_string(),
+    ];
     let mut failed = false;
     for (i, e) in entries.iter().enumerate() {
         let mut best: Option<(String, f64)> = None;
@@ -366,12 +367,21 @@ fn tune(args: &TuneArgs) -> i32 {
                 best = Some((c.name.to_string(), p50));
             }
         }
-        if let Some((name, p50)) = best {
+        if let Some((config, p50_ms)) = best {
             let s = &e.shape;
-            lines.push(format!(
-                "{device}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{name}\t{p50:.5}",
-                s.dtype, s.head_dim, s.causal, s.batch, s.heads_q, s.seqlen_q, s.seqlen_k
-            ));
+            let row = DispatchRow {
+                gpu: device.clone(),
+                dtype: dtype_of(s),
+                head_dim: s.head_dim,
+                causal: s.causal,
+                batch: s.batch,
+                heads: s.heads_q,
+                seqlen_q: s.seqlen_q,
+                seqlen_k: s.seqlen_k,
+                config,
+                p50_ms,
+            };
+            lines.push(row.to_string());
         }
     }
     if let Err(e) = std::fs::write(out, lines.join("\n") + "\n") {
