@@ -72,29 +72,30 @@ fn usable_samples(r: &BenchResult) -> Result<Vec<f64>, String> {
     }
 }
 
+/// The results of `report` that `opts` selects, by key (the later of two with one key), and
+/// their keys in first-appearance order.
+fn index<'a>(
+    report: &'a Report,
+    opts: &CompareOptions,
+) -> (HashMap<ResultKey, &'a BenchResult>, Vec<ResultKey>) {
+    let wanted = |r: &&BenchResult| opts.mode.as_deref().is_none_or(|m| r.mode == m);
+    let mut by_key = HashMap::new();
+    let mut order = Vec::new();
+    for r in report.results.iter().filter(wanted) {
+        if by_key.insert(r.key(), r).is_none() {
+            order.push(r.key());
+        }
+    }
+    (by_key, order)
+}
+
 /// Matches `old` and `new` results and judges each pair.
 ///
 /// If a report holds the same key twice, the later result is used, the same
 /// rule as [`Report::merge`].
 pub fn compare_reports(old: &Report, new: &Report, opts: &CompareOptions) -> Comparison {
-    let wanted = |r: &&BenchResult| opts.mode.as_deref().is_none_or(|m| r.mode == m);
-    let mut old_by_key: HashMap<ResultKey, &BenchResult> = HashMap::new();
-    let mut old_order = Vec::new();
-    for r in old.results.iter().filter(wanted) {
-        let k = r.key();
-        if old_by_key.insert(k.clone(), r).is_none() {
-            old_order.push(k);
-        }
-    }
-    let mut new_by_key: HashMap<ResultKey, &BenchResult> = HashMap::new();
-    let mut new_order = Vec::new();
-    for r in new.results.iter().filter(wanted) {
-        let k = r.key();
-        if new_by_key.insert(k.clone(), r).is_none() {
-            new_order.push(k);
-        }
-    }
-
+    let (old_by_key, old_order) = index(old, opts);
+    let (new_by_key, new_order) = index(new, opts);
     let mut out = Comparison::default();
     for key in &new_order {
         let Some(o) = old_by_key.get(key) else {

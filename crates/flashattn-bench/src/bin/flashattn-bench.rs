@@ -15,7 +15,7 @@ use flashattn_bench::output::{side_by_side, text_table, to_csv, to_markdown};
 use flashattn_bench::report::{
     BenchResult, MODE_COLD, MODE_EVENTS, MODE_GRAPH, Report, Shape, TOOL_RUST,
 };
-use flashattn_bench::suites::{SuiteFile, SuiteShape, parse_suite_name, suite_entries};
+use flashattn_bench::suites::{SuiteFile, SuiteShape, parse_suite_name, suites_entries};
 
 #[derive(Parser)]
 #[command(name = "flashattn-bench", arg_required_else_help = true)]
@@ -105,16 +105,7 @@ fn main() {
 
 /// The tagged shapes of the named suites, each shape once (under the first suite naming it).
 fn entries(suites: &SuiteArgs) -> Vec<SuiteShape> {
-    let mut out: Vec<SuiteShape> = Vec::new();
-    for name in &suites.suites {
-        let listed = suite_entries(name).expect("the parser accepts only suite names");
-        for e in listed {
-            if !out.iter().any(|x| x.shape == e.shape) {
-                out.push(e);
-            }
-        }
-    }
-    out
+    suites_entries(&suites.suites).expect("the parser accepts only suite names")
 }
 
 fn open_gpu() -> Option<Gpu> {

@@ -261,17 +261,8 @@ mod tests {
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
 
-    /// A scratch directory, removed when dropped.
-    struct TempDir(tempfile::TempDir);
-
-    impl TempDir {
-        fn new(_tag: &str) -> Self {
-            TempDir(tempfile::tempdir().unwrap())
-        }
-
-        fn path(&self, name: &str) -> String {
-            self.0.path().join(name).to_string_lossy().into_owned()
-        }
+    fn path(dir: &tempfile::TempDir, name: &str) -> String {
+        dir.path().join(name).to_string_lossy().into_owned()
     }
 
     /// A synthetic report over the seed suite with ~4% uniform noise; 40
@@ -312,8 +303,8 @@ mod tests {
 
     #[test]
     fn compare_identical_is_unchanged_exit_0() {
-        let dir = TempDir::new("same");
-        let a = dir.path("a.json");
+        let dir = tempfile::tempdir().unwrap();
+        let a = path(&dir, "a.json");
         synthetic(1.0, 1).write(&a).unwrap();
         let (code, out, _) = run_capture(&["compare", &a, &a]);
         assert_eq!(code, 0, "{out}");
@@ -325,8 +316,8 @@ mod tests {
 
     #[test]
     fn compare_slower_is_regressed_exit_1() {
-        let dir = TempDir::new("slow");
-        let (a, b) = (dir.path("a.json"), dir.path("b.json"));
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (path(&dir, "a.json"), path(&dir, "b.json"));
         synthetic(1.0, 1).write(&a).unwrap();
         synthetic(1.1, 2).write(&b).unwrap();
         let (code, out, _) = run_capture(&["compare", &a, &b]);
@@ -342,8 +333,8 @@ mod tests {
 
     #[test]
     fn compare_faster_is_improved_exit_0() {
-        let dir = TempDir::new("fast");
-        let (a, b) = (dir.path("a.json"), dir.path("b.json"));
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (path(&dir, "a.json"), path(&dir, "b.json"));
         synthetic(1.0, 1).write(&a).unwrap();
         synthetic(0.9, 3).write(&b).unwrap();
         let (code, out, _) = run_capture(&["compare", &a, &b]);
@@ -353,8 +344,8 @@ mod tests {
 
     #[test]
     fn compare_reports_missing_counterparts() {
-        let dir = TempDir::new("missing");
-        let (a, b) = (dir.path("a.json"), dir.path("b.json"));
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (path(&dir, "a.json"), path(&dir, "b.json"));
         synthetic(1.0, 1).write(&a).unwrap();
         let mut new = synthetic(1.0, 4);
         new.results.truncate(15);
@@ -404,8 +395,12 @@ mod tests {
 
     #[test]
     fn table_merge_chart_and_suites() {
-        let dir = TempDir::new("misc");
-        let (a, b, m) = (dir.path("a.json"), dir.path("b.json"), dir.path("m.json"));
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, m) = (
+            path(&dir, "a.json"),
+            path(&dir, "b.json"),
+            path(&dir, "m.json"),
+        );
         synthetic(1.0, 1).write(&a).unwrap();
         let mut base = synthetic(1.2, 5);
         base.tool = "sdpa_baseline.py".into();
@@ -424,7 +419,7 @@ mod tests {
         assert_eq!(code, 0);
         assert!(out.contains("speedup flashattn"), "{out}");
         assert!(out.contains("1.20x"), "{out}");
-        let (md, csv) = (dir.path("t.md"), dir.path("t.csv"));
+        let (md, csv) = (path(&dir, "t.md"), path(&dir, "t.csv"));
         let (code, out, _) = run_capture(&["table", &m, "--markdown", &md, "--csv", &csv]);
         assert_eq!(code, 0);
         assert!(out.is_empty());
@@ -436,7 +431,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&csv).unwrap().lines().count(), 41);
 
         // The seed suite has no sweep results: a clear error, exit 2.
-        let svg = dir.path("c.svg");
+        let svg = path(&dir, "c.svg");
         let (code, _, err) = run_capture(&["chart", &m, "--head-dim", "64", "--out", &svg]);
         assert_eq!(code, EXIT_USAGE);
         assert!(err.contains("no results to chart"), "{err}");
