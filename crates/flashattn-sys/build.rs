@@ -269,7 +269,10 @@ fn main() {
     // build with several .cu files as relocatable device code (`--device-c` + device link),
     // which cost registers and spills (docs/build.md). Whole-program objects need no device
     // link, so the archive is made from the objects alone.
-    let mut sources = vec![(&build, cuda_src.join("api/flashattn_api.cu"))];
+    let mut sources = vec![
+        (&build, cuda_src.join("api/flashattn_api.cu")),
+        (&build, cuda_src.join("merge/merge_states.cu")),
+    ];
     for (kernel, file) in kernel_files {
         sources.push((
             if kernel == Kernel::Hopper {
