@@ -227,16 +227,21 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     };
 
     // O += P V with P from registers and V as the MN-major B operand straight from its tile.
-    // The rescale and the packing must land before the fence (see hold); callers pin O.
+    // The rescale and the packing must land before the fence (see hold); callers pin O. Up to
+    // head dim 128 one wgmma per k16 step covers every column of O (N = head dim): O's atoms
+    // are consecutive n8 tiles of one accumulator, and the descriptor's leading offset walks
+    // V's atoms. Wider heads take 128 columns at a time.
+    constexpr int kPVAtoms = kAtoms > 2 ? 2 : kAtoms;  // 64-column atoms per P.V wgmma
     auto issue_pv = [&](uint32_t(&p_frag)[Traits::kPVSteps][4], int stage) {
         hold(p_frag);
         wgmma_fence();
 #pragma unroll
-        for (int a = 0; a < kAtoms; ++a)
+        for (int a = 0; a < kAtoms; a += kPVAtoms)
 #pragma unroll
             for (int kk = 0; kk < Traits::kPVSteps; ++kk) {
                 const uint32_t v_addr = v_smem(stage) + a * kBlockN * kAtomRowBytes + kk * 16 * kAtomRowBytes;
-                Wgmma<Element>::rs(acc_o[a], p_frag[kk], sw128_desc(v_addr, kBlockN * kAtomRowBytes, kSwizzleBytes));
+                auto &o_cols = *reinterpret_cast<float(*)[kPVAtoms * 8][4]>(&acc_o[a]);
+                Wgmma<Element>::rs(o_cols, p_frag[kk], sw128_desc(v_addr, kBlockN * kAtomRowBytes, kSwizzleBytes));
             }
         wgmma_commit();
     };
