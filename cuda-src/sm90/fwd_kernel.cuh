@@ -32,30 +32,36 @@ using sm80::smem_addr;
 
 // Copy rows [0, kRows) of a tile from global memory into the swizzled atom layout at shared
 // address `tile`, all threads of the CTA; rows >= valid_rows become zeros without being read.
-// Each thread keeps one chunk column and steps a multiple of 8 rows per pass, so its swizzled
-// address is computed once.
+// Each thread keeps one chunk column and steps kRowStep rows per pass; the swizzle repeats every
+// 8 rows, so its swizzled address is computed once, or twice when a pass steps only 4 rows (head
+// dim 256 in one warpgroup: 32 chunks per row, 128 threads): adding 4 to a row flips one bit of
+// row % 8, and odd passes use the second address.
 template <typename Traits, int kRows>
 __device__ __forceinline__ void load_tile(uint32_t tile, const typename Traits::Element *src, int64_t row_stride,
                                           int valid_rows) {
     constexpr int kCPR = Traits::kChunksPerRow;
     constexpr int kRowStep = Traits::kThreads / kCPR;
     constexpr int kPasses = kRows / kRowStep;
-    static_assert(Traits::kThreads % kCPR == 0 && kRowStep % 8 == 0 && kRows % kRowStep == 0,
-                  "each loader keeps its chunk column and its swizzle from pass to pass");
+    constexpr bool kAlternating = kRowStep % 8 == 4;
+    static_assert(Traits::kThreads % kCPR == 0 && (kRowStep % 8 == 0 || kAlternating) && kRows % kRowStep == 0,
+                  "each loader keeps its chunk column, and its swizzle every one or two passes");
     const int row0 = threadIdx.x / kCPR;
     const int chunk = threadIdx.x % kCPR;
-    const uint32_t s = tile + sw128_offset(kRows, row0, chunk);
+    const uint32_t s_even = tile + sw128_offset(kRows, row0, chunk);
+    const uint32_t s_odd = kAlternating ? tile + sw128_offset(kRows, row0 + kRowStep, chunk) - kRowStep * kAtomRowBytes
+                                        : s_even;
+    auto dst = [&](int k) { return (k % 2 ? s_odd : s_even) + k * kRowStep * kAtomRowBytes; };
     const auto *g = src + row0 * row_stride + chunk * 8;
     const int64_t step = kRowStep * row_stride;
     if (valid_rows >= kRows) {
 #pragma unroll
-        for (int k = 0; k < kPasses; ++k) cp_async_16(s + k * kRowStep * kAtomRowBytes, g + k * step);
+        for (int k = 0; k < kPasses; ++k) cp_async_16(dst(k), g + k * step);
     } else {
 #pragma unroll
         for (int k = 0; k < kPasses; ++k) {
             const bool valid = row0 + k * kRowStep < valid_rows;
             // An invalid row still needs a legal address operand; row 0 of the tile always exists.
-            cp_async_16(s + k * kRowStep * kAtomRowBytes, valid ? g + k * step : src, valid);
+            cp_async_16(dst(k), valid ? g + k * step : src, valid);
         }
     }
 }
