@@ -140,4 +140,9 @@ pub const SM90_TILES: &[HopperTile] = &[
     hopper_tile(128, 64, 1, 2),
     hopper_tile(128, 64, 2, 2),
     hopper_tile(128, 128, 2, 2),
+    // Head dim 256: 128 O accumulators per thread leave room for 64 keys of S only (one CTA
+    // per SM, no spills); P.V runs as two N = 128 halves.
+    hopper_tile(256, 64, 1, 2),
+    hopper_tile(256, 64, 1, 3),
+    hopper_tile(256, 64, 2, 2),
 ];

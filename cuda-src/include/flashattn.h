@@ -106,6 +106,39 @@ FlashAttnStatus flashattn_fwd_config(int32_t id, FlashAttnConfig *out);
  */
 FlashAttnStatus flashattn_fwd(FlashAttnFwdParams *params, void *stream);
 
+/*
+ * Merge two partial attention results over disjoint key sets (split-KV, cascade and ring
+ * attention): LSE = log(exp(lse_a) + exp(lse_b)), O = exp(lse_a - LSE) O_a + exp(lse_b - LSE) O_b.
+ * A state whose LSE is -inf contributes nothing; two such states give O = 0, LSE = -inf.
+ * O tensors are [batch, seqlen, heads, head_dim] with int64 element strides (head_dim contiguous,
+ * a multiple of 8, 16-byte aligned); LSE tensors are f32 [batch, heads, seqlen] contiguous.
+ * The output may be one of the inputs exactly (same pointer and strides), never overlap
+ * otherwise. Compiled for every target arch (no arch-specific code).
+ */
+typedef struct FlashAttnMergeParams {
+    const void *o_a;
+    const float *lse_a;
+    const void *o_b;
+    const float *lse_b;
+    void *o;
+    float *lse; /* may be NULL */
+
+    int64_t a_batch_stride, a_row_stride, a_head_stride;
+    int64_t b_batch_stride, b_row_stride, b_head_stride;
+    int64_t o_batch_stride, o_row_stride, o_head_stride;
+
+    int32_t batch;
+    int32_t seqlen;
+    int32_t heads;
+    int32_t head_dim;
+    FlashAttnDtype dtype;
+
+    /* Out: the cudaError_t behind FLASHATTN_STATUS_CUDA_ERROR, else 0. */
+    int32_t cuda_error;
+} FlashAttnMergeParams;
+
+FlashAttnStatus flashattn_merge_states(FlashAttnMergeParams *params, void *stream);
+
 /* Static strings; never NULL. */
 const char *flashattn_status_string(FlashAttnStatus status);
 const char *flashattn_cuda_error_string(int32_t cuda_error);

@@ -32,30 +32,36 @@ using sm80::smem_addr;
 
 // Copy rows [0, kRows) of a tile from global memory into the swizzled atom layout at shared
 // address `tile`, all threads of the CTA; rows >= valid_rows become zeros without being read.
-// Each thread keeps one chunk column and steps a multiple of 8 rows per pass, so its swizzled
-// address is computed once.
+// Each thread keeps one chunk column and steps kRowStep rows per pass; the swizzle repeats every
+// 8 rows, so its swizzled address is computed once, or twice when a pass steps only 4 rows (head
+// dim 256 in one warpgroup: 32 chunks per row, 128 threads): adding 4 to a row flips one bit of
+// row % 8, and odd passes use the second address.
 template <typename Traits, int kRows>
 __device__ __forceinline__ void load_tile(uint32_t tile, const typename Traits::Element *src, int64_t row_stride,
                                           int valid_rows) {
     constexpr int kCPR = Traits::kChunksPerRow;
     constexpr int kRowStep = Traits::kThreads / kCPR;
     constexpr int kPasses = kRows / kRowStep;
-    static_assert(Traits::kThreads % kCPR == 0 && kRowStep % 8 == 0 && kRows % kRowStep == 0,
-                  "each loader keeps its chunk column and its swizzle from pass to pass");
+    constexpr bool kAlternating = kRowStep % 8 == 4;
+    static_assert(Traits::kThreads % kCPR == 0 && (kRowStep % 8 == 0 || kAlternating) && kRows % kRowStep == 0,
+                  "each loader keeps its chunk column, and its swizzle every one or two passes");
     const int row0 = threadIdx.x / kCPR;
     const int chunk = threadIdx.x % kCPR;
-    const uint32_t s = tile + sw128_offset(kRows, row0, chunk);
+    const uint32_t s_even = tile + sw128_offset(kRows, row0, chunk);
+    const uint32_t s_odd = kAlternating ? tile + sw128_offset(kRows, row0 + kRowStep, chunk) - kRowStep * kAtomRowBytes
+                                        : s_even;
+    auto dst = [&](int k) { return (k % 2 ? s_odd : s_even) + k * kRowStep * kAtomRowBytes; };
     const auto *g = src + row0 * row_stride + chunk * 8;
     const int64_t step = kRowStep * row_stride;
     if (valid_rows >= kRows) {
 #pragma unroll
-        for (int k = 0; k < kPasses; ++k) cp_async_16(s + k * kRowStep * kAtomRowBytes, g + k * step);
+        for (int k = 0; k < kPasses; ++k) cp_async_16(dst(k), g + k * step);
     } else {
 #pragma unroll
         for (int k = 0; k < kPasses; ++k) {
             const bool valid = row0 + k * kRowStep < valid_rows;
             // An invalid row still needs a legal address operand; row 0 of the tile always exists.
-            cp_async_16(s + k * kRowStep * kAtomRowBytes, valid ? g + k * step : src, valid);
+            cp_async_16(dst(k), valid ? g + k * step : src, valid);
         }
     }
 }
@@ -227,16 +233,21 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     };
 
     // O += P V with P from registers and V as the MN-major B operand straight from its tile.
-    // The rescale and the packing must land before the fence (see hold); callers pin O.
+    // The rescale and the packing must land before the fence (see hold); callers pin O. Up to
+    // head dim 128 one wgmma per k16 step covers every column of O (N = head dim): O's atoms
+    // are consecutive n8 tiles of one accumulator, and the descriptor's leading offset walks
+    // V's atoms. Wider heads take 128 columns at a time.
+    constexpr int kPVAtoms = kAtoms > 2 ? 2 : kAtoms;  // 64-column atoms per P.V wgmma
     auto issue_pv = [&](uint32_t(&p_frag)[Traits::kPVSteps][4], int stage) {
         hold(p_frag);
         wgmma_fence();
 #pragma unroll
-        for (int a = 0; a < kAtoms; ++a)
+        for (int a = 0; a < kAtoms; a += kPVAtoms)
 #pragma unroll
             for (int kk = 0; kk < Traits::kPVSteps; ++kk) {
                 const uint32_t v_addr = v_smem(stage) + a * kBlockN * kAtomRowBytes + kk * 16 * kAtomRowBytes;
-                Wgmma<Element>::rs(acc_o[a], p_frag[kk], sw128_desc(v_addr, kBlockN * kAtomRowBytes, kSwizzleBytes));
+                auto &o_cols = *reinterpret_cast<float(*)[kPVAtoms * 8][4]>(&acc_o[a]);
+                Wgmma<Element>::rs(o_cols, p_frag[kk], sw128_desc(v_addr, kBlockN * kAtomRowBytes, kSwizzleBytes));
             }
         wgmma_commit();
     };

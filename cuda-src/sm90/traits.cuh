@@ -27,7 +27,9 @@ struct FwdTraits {
     // copies run under another's MMAs: cap registers at 168 so three fit (no spills at d64 and
     // d128 with 64 or 128 keys; a cap of 128 for four spilled). The overlapped schedule's second
     // S accumulator does not fit that at 128 keys, where three buffers allow two CTAs anyway.
-    static constexpr int kMinBlocksPerSM = kWarpgroups_ > 1 ? 1 : (kStages_ == 3 && kBlockN_ == 128 ? 2 : 3);
+    // Head dim 256 holds 128 O accumulators per thread and runs one CTA per SM at any size.
+    static constexpr int kMinBlocksPerSM =
+        kWarpgroups_ > 1 || kHeadDim_ > 128 ? 1 : (kStages_ == 3 && kBlockN_ == 128 ? 2 : 3);
 
     static constexpr int kAtoms = kHeadDim / 64;        // 64-column swizzle atoms per row
     static constexpr int kChunksPerRow = kHeadDim / 8;  // 16-byte chunks per row

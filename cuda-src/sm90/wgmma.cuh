@@ -79,8 +79,11 @@ __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.
 //   K for S = Q K^T); N = 64 or 128, from the size of D. Q is not a register operand: one that
 //   stayed live across loop trips had its registers handed to other values by ptxas inside
 //   the loop.
-// - rs: D[64 x 64] += A[64 x 16] . B[16 x 64] with A from registers and B MN-major (stored K
-//   rows of N, like V in O += P V).
+// - rs: D[64 x N] += A[64 x 16] . B[16 x N] with A from registers and B MN-major (stored K
+//   rows of N, like V in O += P V); N = 64 or 128, from the size of D. One N = 128 wgmma
+//   replaces two N = 64 halves for head dim 128: half the MMA instructions for the same work,
+//   which frees issue slots for the softmax (the B descriptor's leading offset steps from one
+//   64-column atom of V to the next).
 // Warp w of the warpgroup owns rows 16w..16w+15; per warp, A and D have exactly the register
 // layout of mma.sync m16n8k16 (A) and of N / 8 m16n8 C fragments side by side (D[n8 tile][4]),
 // so the S accumulator packs into P's A operand with no data movement.
@@ -111,6 +114,13 @@ struct Wgmma;
                          "wgmma.mma_async.sync.aligned.m64n64k16.f32." PTX_TYPE "." PTX_TYPE " "                 \
                          FLASHATTN_D64_REGS ", {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"                      \
                          : FLASHATTN_D64(d)                                                                     \
+                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "r"(1));                   \
+        }                                                                                                       \
+        __device__ __forceinline__ static void rs(float (&d)[16][4], const uint32_t (&a)[4], uint64_t b_desc) {\
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                                          \
+                         "wgmma.mma_async.sync.aligned.m64n128k16.f32." PTX_TYPE "." PTX_TYPE " "                \
+                         FLASHATTN_D128_REGS ", {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"                   \
+                         : FLASHATTN_D128(d)                                                                    \
                          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "r"(1));                   \
         }                                                                                                       \
     };

@@ -264,7 +264,8 @@ fn run_typed<T: TestElement>(
         .enumerate()
         .filter(|(_, (a, x))| !**a && x.bits() != SENTINEL_BITS)
         .map(|(i, _)| i);
-    let (stray_count, first_stray) = stray.fold((0usize, None), |(n, first), i| (n + 1, first.or(Some(i))));
+    let (stray_count, first_stray) =
+        stray.fold((0usize, None), |(n, first), i| (n + 1, first.or(Some(i))));
 
     let problem = reference::Problem {
         batch: p.batch,

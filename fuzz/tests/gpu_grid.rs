@@ -28,7 +28,12 @@ const LAYOUTS: &[[Layout; 4]] = &[
     [Layout::Bshd, Layout::Bshd, Layout::Bshd, Layout::Bshd],
     [Layout::Bhsd, Layout::Bshd, Layout::Bshd, Layout::Bhsd],
     [Layout::Bshd, PADDED, PADDED, Layout::Bshd],
-    [Layout::Bshd, Layout::BatchBroadcast, Layout::BatchBroadcast, PADDED],
+    [
+        Layout::Bshd,
+        Layout::BatchBroadcast,
+        Layout::BatchBroadcast,
+        PADDED,
+    ],
     [Layout::Bhsd, Layout::Bshd, Layout::Bhsd, Layout::Bshd],
     [PADDED, Layout::Bhsd, Layout::BatchBroadcast, Layout::Bhsd],
 ];

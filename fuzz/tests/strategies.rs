@@ -107,7 +107,10 @@ fn assert_valid(case: &Case, space: &CaseSpace) {
         KernelChoice::Named(name) => panic!("the strategies draw ids, not names ({name}): {r}"),
     }
     let [_, _, _, o_layout] = case.layouts();
-    assert!(o_layout != Layout::BatchBroadcast, "O cannot be broadcast: {r}");
+    assert!(
+        o_layout != Layout::BatchBroadcast,
+        "O cannot be broadcast: {r}"
+    );
     for layout in case.layouts() {
         if let Layout::Padded { head_gap, row_gap } = layout {
             assert!(

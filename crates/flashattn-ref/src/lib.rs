@@ -15,6 +15,9 @@
 
 use std::fmt;
 
+mod merge;
+pub use merge::merge;
+
 use half::{bf16, f16};
 use rayon::prelude::*;
 

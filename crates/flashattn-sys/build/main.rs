@@ -77,7 +77,10 @@ fn main() {
     let kernel_files = generate_sources(&gen_dir, &head_dims, &dtypes, with_hopper, min_cc);
 
     let builds = nvcc::Builds::new(&cuda_src, &gen_dir, &archs);
-    let mut sources = vec![(&builds.portable, cuda_src.join("api/flashattn_api.cu"))];
+    let mut sources = vec![
+        (&builds.portable, cuda_src.join("api/flashattn_api.cu")),
+        (&builds.portable, cuda_src.join("merge/merge_states.cu")),
+    ];
     sources.extend(
         kernel_files
             .into_iter()

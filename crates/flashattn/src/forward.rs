@@ -298,24 +298,7 @@ fn status_to_result(
     use sys::FlashAttnStatus as S;
     match status {
         S::FLASHATTN_STATUS_SUCCESS => Ok(()),
-        S::FLASHATTN_STATUS_CUDA_ERROR => {
-            // SAFETY: both return static NUL-terminated strings for any code.
-            let (name, message) = unsafe {
-                (
-                    CStr::from_ptr(sys::flashattn_cuda_error_name(p.cuda_error))
-                        .to_string_lossy()
-                        .into_owned(),
-                    CStr::from_ptr(sys::flashattn_cuda_error_string(p.cuda_error))
-                        .to_string_lossy()
-                        .into_owned(),
-                )
-            };
-            Err(Error::Cuda {
-                code: p.cuda_error,
-                name,
-                message,
-            })
-        }
+        S::FLASHATTN_STATUS_CUDA_ERROR => Err(cuda_error(p.cuda_error)),
         S::FLASHATTN_STATUS_UNSUPPORTED_HEAD_DIM => Err(Error::UnsupportedHeadDim {
             head_dim: params.head_dim,
             dtype,
@@ -325,12 +308,35 @@ fn status_to_result(
         S::FLASHATTN_STATUS_UNKNOWN_CONFIG => {
             Err(Error::UnknownConfig(format!("id {}", p.config_id)))
         }
-        other => {
-            // SAFETY: returns a static string for any value.
-            let text = unsafe { CStr::from_ptr(sys::flashattn_status_string(other)) };
-            Err(Error::Dispatch(text.to_string_lossy().into_owned()))
-        }
+        other => Err(dispatch_error(other)),
     }
+}
+
+/// The error for a `cudaError_t` the C side returned.
+pub(crate) fn cuda_error(code: i32) -> Error {
+    // SAFETY: both return static NUL-terminated strings for any code.
+    let (name, message) = unsafe {
+        (
+            CStr::from_ptr(sys::flashattn_cuda_error_name(code))
+                .to_string_lossy()
+                .into_owned(),
+            CStr::from_ptr(sys::flashattn_cuda_error_string(code))
+                .to_string_lossy()
+                .into_owned(),
+        )
+    };
+    Error::Cuda {
+        code,
+        name,
+        message,
+    }
+}
+
+/// The C side refused what the Rust validation passed: a bug, reported with its status text.
+pub(crate) fn dispatch_error(status: sys::FlashAttnStatus) -> Error {
+    // SAFETY: returns a static string for any value.
+    let text = unsafe { CStr::from_ptr(sys::flashattn_status_string(status)) };
+    Error::Dispatch(text.to_string_lossy().into_owned())
 }
 
 #[cfg(test)]

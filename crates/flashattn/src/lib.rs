@@ -32,6 +32,7 @@ mod device;
 mod dispatch;
 mod error;
 mod forward;
+mod merge;
 mod problem;
 
 pub use config::{KernelConfig, compiled_head_dims, kernel_configs};
@@ -42,6 +43,7 @@ pub use device::{
 pub use dispatch::{DISPATCH_VARIABLE, DispatchRow};
 pub use error::{Error, Result};
 pub use forward::{LaunchInfo, Tensor, TensorMut, choose_config, forward, forward_raw};
+pub use merge::{MergeShape, RawState, merge_states, merge_states_raw, validate_merge};
 pub use problem::{
     AttentionParams, KernelChoice, MAX_BATCH_X_HEADS, MAX_GRID_YZ, MAX_SEQLEN, RawForward, RawLse,
     RawTensor, Strides, validate,

@@ -285,7 +285,7 @@ pub fn validate(params: &AttentionParams, t: &RawForward) -> Result<f32> {
     Ok(scale)
 }
 
-fn check_alignment(name: &'static str, x: &RawTensor, elem: u64) -> Result<()> {
+pub(crate) fn check_alignment(name: &'static str, x: &RawTensor, elem: u64) -> Result<()> {
     if x.ptr % 16 != 0 {
         return Err(Error::Misaligned {
             tensor: name,
@@ -320,7 +320,7 @@ fn check_alignment(name: &'static str, x: &RawTensor, elem: u64) -> Result<()> {
 }
 
 /// Elements a tensor addresses: 1 + the largest offset. Errors if any offset leaves i64.
-fn required_len(s: Strides, [b, n, h]: [usize; 3], d: usize) -> Result<u128> {
+pub(crate) fn required_len(s: Strides, [b, n, h]: [usize; 3], d: usize) -> Result<u128> {
     let last = (b as u128 - 1) * s.batch as u128
         + (n as u128 - 1) * s.row as u128
         + (h as u128 - 1) * s.head as u128
@@ -337,7 +337,11 @@ fn required_len(s: Strides, [b, n, h]: [usize; 3], d: usize) -> Result<u128> {
 
 /// Distinct (b, s, h, d) of O must map to distinct addresses: with dimensions sorted by
 /// stride, each stride must step over the whole extent of the smaller ones.
-fn check_output_does_not_self_overlap(s: Strides, [b, n, h]: [usize; 3], d: usize) -> Result<()> {
+pub(crate) fn check_output_does_not_self_overlap(
+    s: Strides,
+    [b, n, h]: [usize; 3],
+    d: usize,
+) -> Result<()> {
     let mut dims = [
         ("batch", s.batch, b),
         ("row", s.row, n),

@@ -323,3 +323,71 @@ fn a_stale_runtime_error_does_not_fail_the_next_launch() {
     // SAFETY: no arguments; clears this test's deliberate error for the tests after it.
     unsafe { cudaGetLastError() };
 }
+
+fn merge_state(ptr: u64, lse: u64) -> flashattn::RawState {
+    flashattn::RawState {
+        o: tensor(ptr, 16, 4),
+        lse,
+        lse_len: 2 * 4 * 16,
+    }
+}
+
+#[test]
+fn merges_are_validated() {
+    use flashattn::{MergeShape, validate_merge};
+    let shape = MergeShape {
+        batch: 2,
+        seqlen: 16,
+        heads: 4,
+        head_dim: D,
+    };
+    let mb = 1 << 20;
+    let (a, b) = (merge_state(mb, 2 * mb), merge_state(3 * mb, 4 * mb));
+    assert!(validate_merge(&shape, &a, &b, &merge_state(5 * mb, 6 * mb)).is_ok());
+    // In place: the output is exactly one of the inputs.
+    assert!(validate_merge(&shape, &a, &b, &b).is_ok());
+    // A partial overlap is refused.
+    let shifted = merge_state(3 * mb + 64, 6 * mb);
+    assert!(matches!(
+        validate_merge(&shape, &a, &b, &shifted),
+        Err(Error::Aliasing {
+            output: "o",
+            other: "o_b"
+        })
+    ));
+    let short = flashattn::RawState {
+        lse_len: 5,
+        ..merge_state(5 * mb, 6 * mb)
+    };
+    assert!(matches!(
+        validate_merge(&shape, &a, &b, &short),
+        Err(Error::SliceTooShort { tensor: "lse", .. })
+    ));
+    let odd = MergeShape {
+        head_dim: 12,
+        ..shape
+    };
+    assert!(matches!(
+        validate_merge(&odd, &a, &b, &b),
+        Err(Error::Misaligned { .. })
+    ));
+    let bf = flashattn::RawState {
+        o: RawTensor {
+            dtype: DType::BF16,
+            ..a.o
+        },
+        ..a
+    };
+    assert!(matches!(
+        validate_merge(
+            &shape,
+            &a,
+            &b,
+            &flashattn::RawState {
+                o: bf.o,
+                ..merge_state(5 * mb, 6 * mb)
+            }
+        ),
+        Err(Error::DtypeMismatch { .. })
+    ));
+}
