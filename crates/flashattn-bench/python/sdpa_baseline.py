@@ -6,6 +6,11 @@ cuDNN and memory-efficient backends on the benchmark shapes and writes a report
 in the flashattn-bench JSON schema (schema_version 1, see ../SCHEMA.md), so the
 Rust tooling (`flashattn-report table/compare/chart/merge`) reads it directly.
 
+The report holds raw samples and metadata only. Everything derived from them
+(summaries, TFLOP/s, fractions of peak) is computed in Rust, for every producer
+alike: `flashattn-bench run` when it merges this file, `flashattn-report` when
+it reads it.
+
 Shapes come from a suite file written by the Rust side, so both harnesses
 measure exactly the same problems:
 
@@ -27,14 +32,14 @@ Unsupported backend/shape combinations are recorded as errors, not fatal.
 
 Example:
     PYTHONUNBUFFERED=1 python3 sdpa_baseline.py --out sdpa.json --modes events,graph
+    flashattn-report table sdpa.json
 
-`--self-test` checks the torch-free helpers (statistics, FLOP counts) against
-the values the Rust unit tests use, and needs no GPU.
+`--self-test` checks the torch-free helpers (shape keys, cold-mode input sets,
+the suite file) and needs no GPU.
 """
 
 import argparse
 import json
-import math
 import os
 import shlex
 import subprocess
@@ -59,67 +64,14 @@ def log(msg):
 
 
 # ---------------------------------------------------------------------------
-# Torch-free helpers. These must agree with src/report.rs and src/stats.rs;
-# --self-test checks them against the same values the Rust tests use.
+# Torch-free helpers; --self-test checks them.
 # ---------------------------------------------------------------------------
 
-
-def percentile_sorted(xs, q):
-    """Linear interpolation between order statistics (NumPy's default)."""
-    h = (len(xs) - 1) * min(max(q, 0.0), 1.0)
-    lo = int(math.floor(h))
-    hi = min(lo + 1, len(xs) - 1)
-    return xs[lo] + (h - lo) * (xs[hi] - xs[lo])
-
-
-def summarize(samples):
-    """Same fields and definitions as the Rust Summary; None if no samples."""
-    xs = sorted(x for x in samples if math.isfinite(x) and x > 0.0)
-    n = len(xs)
-    if n == 0:
-        return None
-    mean = sum(xs) / n
-    stdev = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1)) if n > 1 else 0.0
-    return {
-        "n": n,
-        "p50": percentile_sorted(xs, 0.5),
-        "p90": percentile_sorted(xs, 0.9),
-        "mean": mean,
-        "min": xs[0],
-        "max": xs[-1],
-        "stdev": stdev,
-    }
-
-
-def allowed_pairs(shape):
-    """(query, key) pairs per batch element and head; bottom-right causal."""
-    sq, sk = shape["seqlen_q"], shape["seqlen_k"]
-    if not shape["causal"]:
-        return sq * sk
-    if sq == 0 or sk == 0:
-        return 0
-    lo = sk - sq + 1 if sk >= sq else 1
-    return (lo + sk) * (sk - lo + 1) // 2
-
-
-def flops(shape):
-    """Two matmuls of 2*D flops per allowed pair."""
-    return 4 * shape["batch"] * shape["heads_q"] * shape["head_dim"] * allowed_pairs(shape)
-
-
-def elem_bytes(dtype):
-    return {"f16": 2, "bf16": 2, "f32": 4}.get(dtype)
-
-
-def min_bytes(shape, eb):
-    """Read Q, K, V once, write O and the f32 log-sum-exp."""
-    q_rows = shape["batch"] * shape["heads_q"] * shape["seqlen_q"]
-    kv_rows = shape["batch"] * shape["heads_kv"] * shape["seqlen_k"]
-    d = shape["head_dim"]
-    return 2 * q_rows * d * eb + 2 * kv_rows * d * eb + 4 * q_rows
+ELEM_BYTES = {"f16": 2, "bf16": 2}
 
 
 def shape_key(shape):
+    """The shape's name in logs, as src/report.rs spells it."""
     k = "{} B{} H{}/{} S{}x{} D{}".format(
         shape["dtype"], shape["batch"], shape["heads_q"], shape["heads_kv"],
         shape["seqlen_q"], shape["seqlen_k"], shape["head_dim"])
@@ -127,6 +79,7 @@ def shape_key(shape):
 
 
 def make_result(suite, shape, implementation, mode, samples_ms=None, error=None):
+    """A result of the schema's raw fields; Rust derives the rest."""
     return {
         "suite": suite,
         "shape": shape,
@@ -135,27 +88,6 @@ def make_result(suite, shape, implementation, mode, samples_ms=None, error=None)
         "samples_ms": list(samples_ms or []),
         "error": error,
     }
-
-
-def finish(result, ceilings):
-    """Fill the derived fields exactly as BenchResult::finish does."""
-    s = summarize(result["samples_ms"])
-    result["summary"] = s
-    for k in ("tflops", "gbps", "frac_peak_flops", "frac_peak_bw"):
-        result[k] = None
-    if s is None:
-        return result
-    seconds = s["p50"] * 1e-3
-    result["tflops"] = flops(result["shape"]) / seconds / 1e12
-    eb = elem_bytes(result["shape"]["dtype"])
-    if eb is not None:
-        result["gbps"] = min_bytes(result["shape"], eb) / seconds / 1e9
-    if ceilings:
-        if ceilings.get("bf16_matmul_tflops", 0) > 0:
-            result["frac_peak_flops"] = result["tflops"] / ceilings["bf16_matmul_tflops"]
-        if result["gbps"] is not None and ceilings.get("copy_tbps", 0) > 0:
-            result["frac_peak_bw"] = result["gbps"] / (ceilings["copy_tbps"] * 1000.0)
-    return result
 
 
 def utc_now():
@@ -180,63 +112,15 @@ def write_report(report, path):
     os.replace(tmp, path)
 
 
-def fmt(x):
-    if x is None:
-        return "-"
-    a = abs(x)
-    if a >= 100:
-        return "{:.1f}".format(x)
-    if a >= 10:
-        return "{:.2f}".format(x)
-    if a >= 1:
-        return "{:.3f}".format(x)
-    return "{:.4f}".format(x)
-
-
-def print_table(results):
-    rows = [("shape", "implementation", "mode", "p50 ms", "p90 ms", "TFLOP/s", "note")]
-    for r in results:
-        s = r.get("summary") or {}
-        rows.append((shape_key(r["shape"]), r["implementation"], r["mode"],
-                     fmt(s.get("p50")), fmt(s.get("p90")), fmt(r.get("tflops")),
-                     (r.get("error") or "").splitlines()[0][:60] if r.get("error") else ""))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    right = {3, 4, 5}
-    for n, row in enumerate(rows):
-        cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))]
-        print("  ".join(cells).rstrip(), flush=True)
-        if n == 0:
-            print("  ".join("-" * w for w in widths), flush=True)
-
-
 def self_test():
-    s = summarize([4.0, 1.0, 3.0, 2.0])
-    assert s["n"] == 4 and s["p50"] == 2.5 and abs(s["p90"] - 3.7) < 1e-15, s
-    assert s["mean"] == 2.5 and abs(s["stdev"] - math.sqrt(5.0 / 3.0)) < 1e-15, s
-    s = summarize([10.0, 30.0, 20.0, 50.0, 40.0])
-    assert s["p50"] == 30.0 and abs(s["p90"] - 46.0) < 1e-12, s
-    assert summarize([]) is None
-
     def sh(dtype, b, h, s, d, causal, hkv=None, sk=None):
         return {"dtype": dtype, "batch": b, "heads_q": h, "heads_kv": hkv or h,
                 "seqlen_q": s, "seqlen_k": sk or s, "head_dim": d, "causal": causal}
 
     assert shape_key(sh("f16", 4, 16, 512, 64, True)) == "f16 B4 H16/16 S512x512 D64 causal"
     assert shape_key(sh("bf16", 1, 32, 128, 128, False, 8, 256)) == "bf16 B1 H32/8 S128x256 D128"
-    assert flops(sh("bf16", 2, 16, 8192, 128, False)) == 4 * 2 * 16 * 8192 * 8192 * 128
-    assert flops(sh("bf16", 2, 16, 8192, 128, True)) == 4 * 2 * 16 * 128 * (8192 * 8193 // 2)
-    for sq in (0, 1, 2, 3, 7, 16):
-        for sk in (0, 1, 2, 5, 7, 16, 19):
-            x = sh("f16", 1, 1, sq, 8, True, sk=sk)
-            x["seqlen_q"], x["seqlen_k"] = sq, sk
-            brute = sum(1 for i in range(sq) for j in range(sk) if j <= i + sk - sq)
-            assert allowed_pairs(x) == brute, (sq, sk)
-    m = sh("f16", 2, 8, 100, 64, False, 2, 300)
-    assert min_bytes(m, 2) == 2 * (2 * 8 * 100 * 64 * 2) + 2 * (2 * 2 * 300 * 64 * 2) + 2 * 8 * 100 * 4
-    r = finish(make_result("seed", sh("bf16", 1, 1, 1024, 64, False), "x", "events", [2.0, 1.0, 3.0]),
-               {"bf16_matmul_tflops": 800.0, "copy_tbps": 3.0})
-    assert abs(r["tflops"] - 4.0 * 1024 * 1024 * 64 / 2e-3 / 1e12) < 1e-12, r
-    assert abs(r["gbps"] - (4 * 1024 * 64 * 2 + 1024 * 4) / 2e-3 / 1e9) < 1e-9, r
+    r = make_result("seed", sh("bf16", 1, 1, 1024, 64, False), "x", "events", [2.0, 1.0, 3.0])
+    assert sorted(r) == ["error", "implementation", "mode", "samples_ms", "shape", "suite"], r
     s512 = sh("f16", 1, 8, 512, 64, False)
     assert input_set_bytes(s512) == 3 * 512 * 8 * 64 * 2
     # 1.5 MiB per set: exceeding 2 * 50 MiB takes 67 sets; memory caps it; never below 2.
@@ -411,7 +295,7 @@ def time_graph(torch, call, inputs, iters, warmup, calls_per_graph):
 
 def input_set_bytes(shape):
     """Bytes of one (Q, K, V) input set."""
-    eb = elem_bytes(shape["dtype"])
+    eb = ELEM_BYTES[shape["dtype"]]
     q = shape["batch"] * shape["heads_q"] * shape["seqlen_q"] * shape["head_dim"]
     kv = shape["batch"] * shape["heads_kv"] * shape["seqlen_k"] * shape["head_dim"]
     return (q + 2 * kv) * eb
@@ -431,13 +315,13 @@ def error_text(e):
     return text[:600]
 
 
-def run_shape(torch, args, suite, shape, device, l2_bytes, ceilings):
+def run_shape(torch, args, suite, shape, device, l2_bytes):
     """All requested backends and modes for one shape; returns results."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
     results = []
     key = shape_key(shape)
-    if elem_bytes(shape["dtype"]) != 2:
+    if shape["dtype"] not in ELEM_BYTES:
         for name in args.backends:
             for mode in args.modes:
                 results.append(make_result(suite, shape, BACKENDS[name][0], mode,
@@ -482,9 +366,8 @@ def run_shape(torch, args, suite, shape, device, l2_bytes, ceilings):
                             del sets
                     else:
                         samples = time_graph(torch, call, hot, args.iters, args.warmup, args.graph_calls)
-                    res = finish(make_result(suite, shape, impl, mode, samples), ceilings)
-                    log("  {:<15} {:<6} {}: p50 {} ms, {} TFLOP/s".format(
-                        impl, mode, key, fmt(res["summary"]["p50"]), fmt(res["tflops"])))
+                    res = make_result(suite, shape, impl, mode, samples)
+                    log("  {:<15} {:<6} {}: {} samples".format(impl, mode, key, len(samples)))
                 except Exception as e:
                     log("  {:<15} {:<6} {}: failed: {}".format(impl, mode, key, error_text(e).splitlines()[0]))
                     res = make_result(suite, shape, impl, mode, error=error_text(e))
@@ -570,7 +453,7 @@ def main(argv=None):
 
     for i, (suite, shape) in enumerate(shapes):
         log("[{}/{}] {} ({})".format(i + 1, len(shapes), shape_key(shape), suite))
-        report["results"].extend(run_shape(torch, args, suite, shape, device, l2_bytes, ceilings))
+        report["results"].extend(run_shape(torch, args, suite, shape, device, l2_bytes))
         # Save after every shape so a crash or interrupt keeps what was measured.
         write_report(report, args.out)
 
@@ -579,8 +462,8 @@ def main(argv=None):
     driver, sm_clock, mem_clock = query_nvidia_smi(torch, args.device)
     report["device"].update({"driver": driver, "sm_clock_mhz": sm_clock, "mem_clock_mhz": mem_clock})
     write_report(report, args.out)
-    log("wrote {} ({} results)".format(args.out, len(report["results"])))
-    print_table(report["results"])
+    log("wrote {} ({} results); `flashattn-report table {}` renders it".format(
+        args.out, len(report["results"]), args.out))
     return 0
 
 

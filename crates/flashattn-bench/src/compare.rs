@@ -5,7 +5,8 @@
 //! are listed but never fail the gate, so adding or retiring shapes does not
 //! break CI; only a measured regression does.
 
-use crate::output::{Align, fmt_num, text_table};
+use crate::output::Align::{Left, Right};
+use crate::output::{fmt_num, text_table};
 use crate::report::{BenchResult, Report, ResultKey};
 use crate::stats::{self, Judgement, Summary, Verdict};
 use std::collections::HashMap;
@@ -64,20 +65,28 @@ pub struct Comparison {
 }
 
 fn usable_samples(r: &BenchResult) -> Result<Vec<f64>, String> {
-    if let Some(e) = &r.error {
-        return Err(format!("error: {e}"));
+    match (&r.error, r.usable_samples()) {
+        (Some(e), _) => Err(format!("error: {e}")),
+        (None, v) if v.is_empty() => Err("no samples".to_string()),
+        (None, v) => Ok(v),
     }
-    let v: Vec<f64> = r
-        .samples_ms
-        .iter()
-        .copied()
-        .filter(|x| x.is_finite() && *x > 0.0)
-        .collect();
-    if v.is_empty() {
-        Err("no samples".to_string())
-    } else {
-        Ok(v)
+}
+
+/// The results of `report` that `opts` selects, by key (the later of two with one key), and
+/// their keys in first-appearance order.
+fn index<'a>(
+    report: &'a Report,
+    opts: &CompareOptions,
+) -> (HashMap<ResultKey, &'a BenchResult>, Vec<ResultKey>) {
+    let wanted = |r: &&BenchResult| opts.mode.as_deref().is_none_or(|m| r.mode == m);
+    let mut by_key = HashMap::new();
+    let mut order = Vec::new();
+    for r in report.results.iter().filter(wanted) {
+        if by_key.insert(r.key(), r).is_none() {
+            order.push(r.key());
+        }
     }
+    (by_key, order)
 }
 
 /// Matches `old` and `new` results and judges each pair.
@@ -85,24 +94,8 @@ fn usable_samples(r: &BenchResult) -> Result<Vec<f64>, String> {
 /// If a report holds the same key twice, the later result is used, the same
 /// rule as [`Report::merge`].
 pub fn compare_reports(old: &Report, new: &Report, opts: &CompareOptions) -> Comparison {
-    let wanted = |r: &&BenchResult| opts.mode.as_deref().is_none_or(|m| r.mode == m);
-    let mut old_by_key: HashMap<ResultKey, &BenchResult> = HashMap::new();
-    let mut old_order = Vec::new();
-    for r in old.results.iter().filter(wanted) {
-        let k = r.key();
-        if old_by_key.insert(k.clone(), r).is_none() {
-            old_order.push(k);
-        }
-    }
-    let mut new_by_key: HashMap<ResultKey, &BenchResult> = HashMap::new();
-    let mut new_order = Vec::new();
-    for r in new.results.iter().filter(wanted) {
-        let k = r.key();
-        if new_by_key.insert(k.clone(), r).is_none() {
-            new_order.push(k);
-        }
-    }
-
+    let (old_by_key, old_order) = index(old, opts);
+    let (new_by_key, new_order) = index(new, opts);
     let mut out = Comparison::default();
     for key in &new_order {
         let Some(o) = old_by_key.get(key) else {
@@ -163,7 +156,7 @@ impl Comparison {
     /// Plain-text rendering: one table per shape, then the unmatched and
     /// skipped results, then [`Comparison::summary_line`].
     pub fn render_text(&self) -> String {
-        let headers: Vec<String> = [
+        let headers = [
             "implementation",
             "mode",
             "old p50 ms",
@@ -172,19 +165,8 @@ impl Comparison {
             "MW p",
             "Cliff's d",
             "verdict",
-        ]
-        .map(String::from)
-        .to_vec();
-        let align = [
-            Align::Left,
-            Align::Left,
-            Align::Right,
-            Align::Right,
-            Align::Right,
-            Align::Right,
-            Align::Right,
-            Align::Left,
         ];
+        let align = [Left, Left, Right, Right, Right, Right, Right, Left];
         let mut out = String::new();
         let mut shapes: Vec<&str> = Vec::new();
         for r in &self.rows {

@@ -296,22 +296,15 @@ impl Workload {
                 Some(lse),
             )
         }
-        let strides = (self.qs, self.kvs);
+        let (p, strides, i, lse) = (
+            &self.params,
+            (self.qs, self.kvs),
+            set % self.sets,
+            &mut self.lse,
+        );
         let info = match &mut self.buffers {
-            Buffers::F16(sets) => go(
-                stream,
-                &self.params,
-                strides,
-                &mut sets[set % self.sets],
-                &mut self.lse,
-            ),
-            Buffers::BF16(sets) => go(
-                stream,
-                &self.params,
-                strides,
-                &mut sets[set % self.sets],
-                &mut self.lse,
-            ),
+            Buffers::F16(sets) => go(stream, p, strides, &mut sets[i], lse),
+            Buffers::BF16(sets) => go(stream, p, strides, &mut sets[i], lse),
         }?;
         self.last_config = Some(info.config.name);
         Ok(info)

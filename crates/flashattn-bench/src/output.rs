@@ -6,6 +6,10 @@
 
 use crate::report::{BenchResult, MODE_COLD, MODE_EVENTS, MODE_GRAPH, Report, is_ours};
 use crate::stats::Summary;
+pub use comfy_table::CellAlignment as Align;
+use comfy_table::{Table, TableComponent, presets};
+use plotters::prelude::*;
+use serde::{Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -73,56 +77,30 @@ fn fmt_opt(x: Option<f64>) -> String {
     x.map(fmt_num).unwrap_or_else(|| "-".to_string())
 }
 
-/// Column alignment for [`text_table`] and [`markdown_table`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Align {
-    /// Text columns.
-    Left,
-    /// Numeric columns.
-    Right,
+/// `headers` over `rows` in the given preset, each column aligned as `align` says (left where
+/// it says nothing, headers included).
+fn table(preset: &str, headers: &[impl ToString], rows: &[Vec<String>], align: &[Align]) -> Table {
+    let mut table = Table::new();
+    let headers: Vec<String> = headers.iter().map(ToString::to_string).collect();
+    table.load_preset(preset).set_header(headers).add_rows(rows);
+    for (column, a) in table.column_iter_mut().zip(align) {
+        column.set_cell_alignment(*a);
+    }
+    table
 }
 
-/// A space-padded table for terminals. `align` gives one entry per column;
-/// missing entries default to left.
-pub fn text_table(headers: &[String], rows: &[Vec<String>], align: &[Align]) -> String {
-    let cols = headers.len();
-    let mut width: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
-    for row in rows {
-        for (i, cell) in row.iter().enumerate().take(cols) {
-            width[i] = width[i].max(cell.chars().count());
-        }
+/// A borderless table for terminals and CI logs: a dashed rule under the header, columns apart.
+pub fn text_table(headers: &[impl ToString], rows: &[Vec<String>], align: &[Align]) -> String {
+    let mut table = table(presets::NOTHING, headers, rows, align);
+    table
+        .set_style(TableComponent::HeaderLines, '-')
+        .set_style(TableComponent::MiddleHeaderIntersections, ' ')
+        .set_style(TableComponent::VerticalLines, ' ');
+    let last = table.column_count().saturating_sub(1);
+    for (i, column) in table.column_iter_mut().enumerate() {
+        column.set_padding((0, u16::from(i < last)));
     }
-    let line = |cells: &[String]| {
-        let mut s = String::new();
-        for (i, w) in width.iter().enumerate() {
-            let cell = cells.get(i).map(String::as_str).unwrap_or("");
-            let pad = w - cell.chars().count().min(*w);
-            if i > 0 {
-                s.push_str("  ");
-            }
-            match align.get(i).copied().unwrap_or(Align::Left) {
-                Align::Left => {
-                    s.push_str(cell);
-                    if i + 1 < cols {
-                        s.push_str(&" ".repeat(pad));
-                    }
-                }
-                Align::Right => {
-                    s.push_str(&" ".repeat(pad));
-                    s.push_str(cell);
-                }
-            }
-        }
-        s.push('\n');
-        s
-    };
-    let mut out = line(headers);
-    let rule: Vec<String> = width.iter().map(|w| "-".repeat(*w)).collect();
-    out.push_str(&line(&rule));
-    for row in rows {
-        out.push_str(&line(row));
-    }
-    out
+    table.trim_fmt() + "\n"
 }
 
 fn md_escape(s: &str) -> String {
@@ -131,98 +109,81 @@ fn md_escape(s: &str) -> String {
 
 /// A GitHub-flavoured Markdown table.
 pub fn markdown_table(headers: &[String], rows: &[Vec<String>], align: &[Align]) -> String {
-    let mut out = String::new();
-    let row_line = |cells: &[String]| {
-        let escaped: Vec<String> = cells.iter().map(|c| md_escape(c)).collect();
-        format!("| {} |\n", escaped.join(" | "))
-    };
-    out.push_str(&row_line(headers));
-    let rule: Vec<String> = (0..headers.len())
-        .map(|i| match align.get(i).copied().unwrap_or(Align::Left) {
-            Align::Left => "---".to_string(),
-            Align::Right => "---:".to_string(),
-        })
-        .collect();
-    out.push_str(&row_line(&rule));
-    for row in rows {
-        out.push_str(&row_line(row));
+    let escape = |cells: &[String]| cells.iter().map(|c| md_escape(c)).collect::<Vec<_>>();
+    let rows: Vec<Vec<String>> = rows.iter().map(|r| escape(r)).collect();
+    let table = table(presets::ASCII_MARKDOWN, &escape(headers), &rows, align);
+    let mut lines: Vec<String> = table.lines().collect();
+    // comfy-table pads cells but leaves the rule plain; a rule cell ending in ':' is what makes
+    // a renderer right-align the column.
+    if let Some(rule) = lines.get_mut(1) {
+        let cells: Vec<String> = rule
+            .split('|')
+            .enumerate()
+            .map(
+                |(i, cell)| match i.checked_sub(1).and_then(|c| align.get(c)) {
+                    Some(Align::Right) if !cell.is_empty() => format!("{}:", &cell[1..]),
+                    _ => cell.to_string(),
+                },
+            )
+            .collect();
+        *rule = cells.join("|");
     }
-    out
+    lines.join("\n") + "\n"
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
+/// Columns of [`to_csv`]: the shape spelled out and the summary flattened, in the order that
+/// the record in [`to_csv`] serialises its fields (csv writes a nested struct as consecutive
+/// fields, so [`crate::report::Shape`] and [`Summary`] fill the columns named after their fields).
+const CSV_HEADER: &str = "suite,shape,dtype,batch,heads_q,heads_kv,seqlen_q,seqlen_k,head_dim,\
+    causal,implementation,mode,n,p50_ms,p90_ms,mean_ms,min_ms,max_ms,stdev_ms,tflops,gbps,\
+    frac_peak_flops,frac_peak_bw,error";
+
+/// A summary's columns, all empty for a result without one: a plain `None` would be a single
+/// empty field and shift every column after it.
+struct SummaryColumns(Option<Summary>);
+
+impl Serialize for SummaryColumns {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Some(summary) => summary.serialize(serializer),
+            None => [None::<f64>; 7].serialize(serializer),
+        }
     }
 }
 
-/// One CSV row per result (header included), with the shape spelled out and
-/// the summary flattened, for spreadsheets and pandas.
+/// One CSV row per result (header included), for spreadsheets and pandas.
 pub fn to_csv(report: &Report) -> String {
-    let header = [
-        "suite",
-        "shape",
-        "dtype",
-        "batch",
-        "heads_q",
-        "heads_kv",
-        "seqlen_q",
-        "seqlen_k",
-        "head_dim",
-        "causal",
-        "implementation",
-        "mode",
-        "n",
-        "p50_ms",
-        "p90_ms",
-        "mean_ms",
-        "min_ms",
-        "max_ms",
-        "stdev_ms",
-        "tflops",
-        "gbps",
-        "frac_peak_flops",
-        "frac_peak_bw",
-        "error",
-    ];
-    let mut out = header.join(",");
-    out.push('\n');
-    let opt = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
-    for r in &report.results {
-        let s = r.effective_summary();
-        let sh = &r.shape;
-        let fields = [
-            csv_field(&r.suite),
-            csv_field(&sh.key()),
-            csv_field(&sh.dtype),
-            sh.batch.to_string(),
-            sh.heads_q.to_string(),
-            sh.heads_kv.to_string(),
-            sh.seqlen_q.to_string(),
-            sh.seqlen_k.to_string(),
-            sh.head_dim.to_string(),
-            sh.causal.to_string(),
-            csv_field(&r.implementation),
-            csv_field(&r.mode),
-            s.map(|s| s.n.to_string()).unwrap_or_default(),
-            opt(s.map(|s| s.p50)),
-            opt(s.map(|s| s.p90)),
-            opt(s.map(|s| s.mean)),
-            opt(s.map(|s| s.min)),
-            opt(s.map(|s| s.max)),
-            opt(s.map(|s| s.stdev)),
-            opt(r.effective_tflops()),
-            opt(r.gbps),
-            opt(r.frac_peak_flops),
-            opt(r.frac_peak_bw),
-            csv_field(r.error.as_deref().unwrap_or("")),
-        ];
-        out.push_str(&fields.join(","));
-        out.push('\n');
-    }
-    out
+    let mut writer = csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(Vec::new());
+    let written = writer.write_record(CSV_HEADER.split(',')).and_then(|()| {
+        report.results.iter().try_for_each(|r| {
+            let error = r.error.as_deref();
+            let derived = (
+                r.effective_tflops(),
+                r.gbps,
+                r.frac_peak_flops,
+                r.frac_peak_bw,
+            );
+            let summary = SummaryColumns(r.effective_summary());
+            let (suite, imp, mode) = (&r.suite, &r.implementation, &r.mode);
+            writer.serialize((
+                suite,
+                r.shape.key(),
+                &r.shape,
+                imp,
+                mode,
+                summary,
+                derived,
+                error,
+            ))
+        })
+    });
+    written.expect("CSV of plain fields into memory cannot fail");
+    let bytes = writer
+        .into_inner()
+        .expect("writing into memory cannot fail");
+    String::from_utf8(bytes).expect("CSV of UTF-8 fields is UTF-8")
 }
 
 /// One implementation's numbers in a side-by-side row.
@@ -341,23 +302,17 @@ fn side_by_side_row<'a>(
 
 fn device_lines(report: &Report) -> Vec<String> {
     let d = &report.device;
+    let extras: Vec<String> = [
+        d.compute_capability.as_ref().map(|cc| format!("sm {cc}")),
+        d.sm_count.map(|n| format!("{n} SMs")),
+        d.driver.as_ref().map(|v| format!("driver {v}")),
+        d.sm_clock_mhz.map(|c| format!("SM clock {c} MHz")),
+        d.mem_clock_mhz.map(|c| format!("mem clock {c} MHz")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     let mut dev = d.name.clone();
-    let mut extras = Vec::new();
-    if let Some(cc) = &d.compute_capability {
-        extras.push(format!("sm {cc}"));
-    }
-    if let Some(n) = d.sm_count {
-        extras.push(format!("{n} SMs"));
-    }
-    if let Some(v) = &d.driver {
-        extras.push(format!("driver {v}"));
-    }
-    if let Some(c) = d.sm_clock_mhz {
-        extras.push(format!("SM clock {c} MHz"));
-    }
-    if let Some(c) = d.mem_clock_mhz {
-        extras.push(format!("mem clock {c} MHz"));
-    }
     if !extras.is_empty() {
         dev = format!("{dev} ({})", extras.join(", "));
     }
@@ -487,35 +442,10 @@ impl ChartOptions {
     }
 }
 
-/// Distinguishable line colours (colour-blind-friendly palette).
-const PALETTE: [&str; 8] = [
-    "#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#f0e442",
+/// Distinguishable line colours (colour-blind-friendly palette), as 0xRRGGBB.
+const PALETTE: [u32; 8] = [
+    0x0072b2, 0xd55e00, 0x009e73, 0xcc79a7, 0xe69f00, 0x56b4e9, 0x000000, 0xf0e442,
 ];
-
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-/// A step of 1, 2 or 5 times a power of ten giving about `target` intervals
-/// over `[0, max]`, so tick labels stay round.
-fn nice_step(max: f64, target: f64) -> f64 {
-    let raw = max / target;
-    let mag = 10f64.powf(raw.log10().floor());
-    let norm = raw / mag;
-    let m = if norm <= 1.0 {
-        1.0
-    } else if norm <= 2.0 {
-        2.0
-    } else if norm <= 5.0 {
-        5.0
-    } else {
-        10.0
-    };
-    m * mag
-}
 
 fn seqlen_label(s: u64) -> String {
     if s >= 1024 && s % 1024 == 0 {
@@ -586,30 +516,6 @@ pub fn svg_chart(report: &Report, opts: &ChartOptions) -> Result<String, String>
         ));
     }
 
-    let (width, height) = (860.0, 520.0);
-    let (left, right, top, bottom) = (80.0, 200.0, 60.0, 70.0);
-    let plot_w = width - left - right;
-    let plot_h = height - top - bottom;
-    let all_pts: Vec<(u64, f64)> = series.values().flatten().copied().collect();
-    let lx = |s: u64| (s as f64).log2();
-    let x_min = all_pts
-        .iter()
-        .map(|p| lx(p.0))
-        .fold(f64::INFINITY, f64::min)
-        .floor();
-    let x_max = all_pts
-        .iter()
-        .map(|p| lx(p.0))
-        .fold(f64::NEG_INFINITY, f64::max)
-        .ceil();
-    // Half a doubling of padding keeps end markers off the axes.
-    let (x_lo, x_hi) = (x_min - 0.5, x_max + 0.5);
-    let y_top_data = all_pts.iter().map(|p| p.1).fold(0.0, f64::max).max(1e-9);
-    let step = nice_step(y_top_data * 1.05, 6.0);
-    let y_hi = (y_top_data * 1.05 / step).ceil() * step;
-    let px = |s: u64| left + (lx(s) - x_lo) / (x_hi - x_lo) * plot_w;
-    let py = |t: f64| top + plot_h - t / y_hi * plot_h;
-
     let dtypes = unique_in_order(candidates.iter().map(|r| r.shape.dtype.clone())).join("/");
     let title = format!(
         "Attention forward, D={}, {}{} (mode {mode})",
@@ -625,131 +531,68 @@ pub fn svg_chart(report: &Report, opts: &ChartOptions) -> Result<String, String>
             None => "all suites".to_string(),
         }
     );
-
     let mut svg = String::new();
-    let _ = writeln!(
-        svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(
-        svg,
-        r#"<rect x="0" y="0" width="{width}" height="{height}" fill="white"/>"#
-    );
-    let _ = writeln!(
-        svg,
-        r#"<text x="{}" y="30" text-anchor="middle" font-size="16">{}</text>"#,
-        left + plot_w / 2.0,
-        xml_escape(&title)
-    );
-
-    // Horizontal grid and y ticks.
-    let mut t = 0.0;
-    while t <= y_hi + step * 1e-9 {
-        let y = py(t);
-        let _ = writeln!(
-            svg,
-            r##"<line x1="{left}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#e0e0e0"/>"##,
-            left + plot_w
-        );
-        let _ = writeln!(
-            svg,
-            r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
-            left - 8.0,
-            y + 4.0,
-            fmt_tick(t)
-        );
-        t += step;
-    }
-    // Vertical grid and x ticks at every power of two in range.
-    let mut e = x_min as i32;
-    while e <= x_max as i32 {
-        let s = 1u64 << e.clamp(0, 62);
-        let x = px(s);
-        let _ = writeln!(
-            svg,
-            r##"<line x1="{x:.1}" y1="{top}" x2="{x:.1}" y2="{:.1}" stroke="#f0f0f0"/>"##,
-            top + plot_h
-        );
-        let _ = writeln!(
-            svg,
-            r#"<text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
-            top + plot_h + 18.0,
-            seqlen_label(s)
-        );
-        e += 1;
-    }
-    // Axes and their labels.
-    let _ = writeln!(
-        svg,
-        r#"<path d="M{left} {top} V{:.1} H{:.1}" fill="none" stroke="black"/>"#,
-        top + plot_h,
-        left + plot_w
-    );
-    let _ = writeln!(
-        svg,
-        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">sequence length (log2 scale)</text>"#,
-        left + plot_w / 2.0,
-        height - 20.0
-    );
-    let _ = writeln!(
-        svg,
-        r#"<text transform="translate(22 {:.1}) rotate(-90)" text-anchor="middle">TFLOP/s</text>"#,
-        top + plot_h / 2.0
-    );
-
-    // One polyline with markers per implementation, and its legend entry.
-    for (idx, ((_, name), pts)) in series.iter().enumerate() {
-        let colour = PALETTE[idx % PALETTE.len()];
-        let points: Vec<String> = pts
-            .iter()
-            .map(|p| format!("{:.1},{:.1}", px(p.0), py(p.1)))
-            .collect();
-        let _ = writeln!(
-            svg,
-            r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2"/>"#,
-            points.join(" ")
-        );
-        for p in pts {
-            let _ = writeln!(
-                svg,
-                r#"<circle cx="{:.1}" cy="{:.1}" r="3.5" fill="{colour}"><title>{} S={}: {} TFLOP/s</title></circle>"#,
-                px(p.0),
-                py(p.1),
-                xml_escape(name),
-                p.0,
-                fmt_num(p.1)
-            );
-        }
-        let ly = top + 10.0 + idx as f64 * 22.0;
-        let lx0 = left + plot_w + 20.0;
-        let _ = writeln!(
-            svg,
-            r#"<line x1="{lx0:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{colour}" stroke-width="2"/>"#,
-            lx0 + 24.0
-        );
-        let _ = writeln!(
-            svg,
-            r#"<circle cx="{:.1}" cy="{ly:.1}" r="3.5" fill="{colour}"/>"#,
-            lx0 + 12.0
-        );
-        let _ = writeln!(
-            svg,
-            r#"<text x="{:.1}" y="{:.1}">{}</text>"#,
-            lx0 + 32.0,
-            ly + 4.0,
-            xml_escape(name)
-        );
-    }
-    svg.push_str("</svg>\n");
+    draw_chart(&mut svg, &title, &series).map_err(|e| format!("drawing the chart: {e}"))?;
     Ok(svg)
 }
 
-fn fmt_tick(t: f64) -> String {
-    if t == t.round() {
-        format!("{t:.0}")
-    } else {
-        format!("{t}")
+/// Draws `series` (implementation to (seqlen, TFLOP/s) points) as an SVG document into `svg`.
+fn draw_chart(
+    svg: &mut String,
+    title: &str,
+    series: &BTreeMap<(u8, String), Vec<(u64, f64)>>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let points = || series.values().flatten();
+    let shortest = points().map(|p| p.0).min().unwrap_or(1);
+    let longest = points().map(|p| p.0).max().unwrap_or(1);
+    let top = points().map(|p| p.1).fold(0.0, f64::max).max(1e-9) * 1.05;
+    // Ticks at the powers of two, with half a doubling of room at either end so that the end
+    // markers stay off the axes.
+    let ticks: Vec<f64> = (shortest.ilog2()..=longest.ilog2())
+        .map(|e| (1u64 << e) as f64)
+        .collect();
+    let x_range =
+        (shortest as f64 / std::f64::consts::SQRT_2)..(longest as f64 * std::f64::consts::SQRT_2);
+
+    let area = SVGBackend::with_string(svg, (860, 520)).into_drawing_area();
+    area.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&area)
+        .caption(title, ("sans-serif", 20))
+        .margin(16)
+        .x_label_area_size(50)
+        .y_label_area_size(60)
+        .build_cartesian_2d(
+            x_range.log_scale().base(2.0).with_key_points(ticks),
+            0.0..top,
+        )?;
+    chart
+        .configure_mesh()
+        .max_light_lines(0)
+        .label_style(("sans-serif", 14))
+        .x_desc("sequence length (log2 scale)")
+        .y_desc("TFLOP/s")
+        .x_label_formatter(&|s| seqlen_label(s.round() as u64))
+        .y_label_formatter(&|t| t.to_string())
+        .draw()?;
+    for (((_, name), pts), rgb) in series.iter().zip(PALETTE.iter().cycle()) {
+        let colour = RGBColor((rgb >> 16) as u8, (rgb >> 8) as u8, *rgb as u8);
+        let style = colour.filled().stroke_width(2);
+        let line = pts.iter().map(|&(s, t)| (s as f64, t));
+        chart
+            .draw_series(LineSeries::new(line, style).point_size(3))?
+            .label(name)
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 24, y)], style));
     }
+    chart
+        .configure_series_labels()
+        // Throughput grows with sequence length: the lower right stays clear of the lines.
+        .position(SeriesLabelPosition::LowerRight)
+        .label_font(("sans-serif", 14))
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()?;
+    area.present()?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -847,37 +690,57 @@ mod tests {
         let md = to_markdown(&report());
         assert!(md.contains("## Mode `graph`, suite `seed`"));
         assert!(md.contains("## Mode `events`, suite `sweep`"));
-        assert!(md.contains(
-            "| shape | flashattn p50 | flashattn p90 | flashattn TFLOP/s | sdpa-flash p50"
-        ));
+        let cells = |line: &str| -> Vec<String> {
+            let line = line.replace("\\|", "");
+            line.split('|').map(|c| c.trim().to_string()).collect()
+        };
+        assert!(md.lines().any(|l| cells(l).starts_with(&[
+            "".to_string(),
+            "shape".into(),
+            "flashattn p50".into(),
+            "flashattn p90".into(),
+            "flashattn TFLOP/s".into(),
+            "sdpa-flash p50".into()
+        ])));
         assert!(md.contains("1.50x"));
         assert!(md.contains("0.80x"));
         assert!(md.contains("no kernel \\| sorry"));
         // Every table row has as many cells as its header.
         for block in md.split("\n\n").filter(|b| b.starts_with("| shape")) {
-            let counts: Vec<usize> = block.lines().map(|l| l.matches(" | ").count()).collect();
+            let counts: Vec<usize> = block.lines().map(|l| cells(l).len()).collect();
             assert!(counts.iter().all(|c| *c == counts[0]), "{block}");
         }
-        let rule = md.lines().find(|l| l.starts_with("| ---")).unwrap();
-        assert!(rule.starts_with("| --- | ---: |"), "{rule}");
+        let rule = md.lines().find(|l| l.starts_with("|---")).unwrap();
+        let rule = cells(rule);
+        assert!(rule[1].ends_with('-') && rule[2].ends_with(':'), "{rule:?}");
     }
 
     #[test]
     fn csv_has_one_row_per_result_and_quotes() {
-        let rep = report();
+        let mut rep = report();
+        rep.results[3].error = Some("say \"hi\", twice".into());
         let csv = to_csv(&rep);
         assert_eq!(csv.lines().count(), rep.results.len() + 1);
         assert!(csv.lines().next().unwrap().starts_with("suite,shape,dtype"));
         let cols = csv.lines().next().unwrap().split(',').count();
         assert_eq!(cols, 24);
-        assert_eq!(csv_field("a,b"), "\"a,b\"");
-        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert!(csv.contains(",\"say \"\"hi\"\", twice\"\n"), "{csv}");
+        // Every record has every column, the failed result's empty summary included.
+        let mut reader = csv::Reader::from_reader(csv.as_bytes());
+        let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        assert!(records.iter().all(|r| r.len() == 24));
+        assert_eq!(&records[3][23], "say \"hi\", twice");
+        assert_eq!((&records[3][12], &records[3][13]), ("", ""));
+        assert_eq!(
+            (&records[0][9], &records[0][12], &records[0][13]),
+            ("false", "3", "2.0")
+        );
     }
 
     #[test]
     fn text_table_aligns() {
         let t = text_table(
-            &["name".into(), "ms".into()],
+            &["name", "ms"],
             &[
                 vec!["a".into(), "1.5".into()],
                 vec!["longer".into(), "10.25".into()],
@@ -886,7 +749,7 @@ mod tests {
         );
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(lines[0], "name       ms");
-        assert_eq!(lines[1], "------  -----");
+        assert_eq!(lines[1], "------- -----");
         assert_eq!(lines[2], "a         1.5");
         assert_eq!(lines[3], "longer  10.25");
     }
@@ -897,11 +760,19 @@ mod tests {
         assert!(svg.starts_with("<svg"));
         assert!(svg.trim_end().ends_with("</svg>"));
         assert!(svg.contains("mode graph"));
-        assert_eq!(svg.matches("<polyline").count(), 2);
-        // Four markers per line plus one legend marker each.
-        assert_eq!(svg.matches("<circle").count(), 10);
-        for label in [">512<", ">1K<", ">2K<", ">4K<", ">TFLOP/s<"] {
-            assert!(svg.contains(label), "missing {label}");
+        // One line per implementation and one in its legend entry, in the palette's colours.
+        let (first, second) = ("stroke=\"#0072B2\"", "stroke=\"#D55E00\"");
+        let lines = |svg: &str, colour: &str| {
+            svg.lines()
+                .filter(|l| l.starts_with("<polyline") && l.contains(colour))
+                .count()
+        };
+        assert_eq!((lines(&svg, first), lines(&svg, second)), (2, 2), "{svg}");
+        // Four markers per line.
+        assert_eq!(svg.matches("<circle").count(), 8);
+        // plotters writes each text element's content on a line of its own.
+        for label in ["512", "1K", "2K", "4K", "TFLOP/s"] {
+            assert!(svg.lines().any(|l| l == label), "missing {label}");
         }
         let events = svg_chart(
             &report(),
@@ -911,7 +782,7 @@ mod tests {
             },
         )
         .unwrap();
-        assert_eq!(events.matches("<polyline").count(), 1);
+        assert_eq!((lines(&events, first), lines(&events, second)), (2, 0));
         assert!(svg_chart(&report(), &ChartOptions::new(256)).is_err());
     }
 
@@ -923,8 +794,6 @@ mod tests {
         assert_eq!(fmt_num(0.123456), "0.1235");
         assert_eq!(fmt_num(0.0), "0");
         assert_eq!(fmt_num(f64::NAN), "-");
-        assert!((nice_step(100.0, 6.0) - 20.0).abs() < 1e-12);
-        assert!((nice_step(7.0, 6.0) - 2.0).abs() < 1e-12);
         assert_eq!(seqlen_label(512), "512");
         assert_eq!(seqlen_label(16384), "16K");
     }

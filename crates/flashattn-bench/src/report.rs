@@ -306,13 +306,7 @@ impl BenchResult {
     /// ignored. Without usable samples every derived field becomes `None`;
     /// `gbps` is also `None` for an unknown dtype.
     pub fn finish(&mut self, ceilings: Option<&Ceilings>) {
-        let usable: Vec<f64> = self
-            .samples_ms
-            .iter()
-            .copied()
-            .filter(|x| x.is_finite() && *x > 0.0)
-            .collect();
-        self.summary = Summary::try_from_samples(&usable);
+        self.summary = Summary::try_from_samples(&self.usable_samples());
         let seconds = self.summary.map(|s| s.p50 * 1e-3);
         self.tflops = seconds.map(|s| self.shape.flops() / s / 1e12);
         self.gbps = seconds.and_then(|s| {
@@ -330,22 +324,27 @@ impl BenchResult {
         };
     }
 
+    /// The samples that count: timer glitches (non-finite or non-positive values) dropped.
+    pub fn usable_samples(&self) -> Vec<f64> {
+        let usable = |x: &f64| x.is_finite() && *x > 0.0;
+        self.samples_ms.iter().copied().filter(usable).collect()
+    }
+
     /// The stored summary, or one computed from the samples if absent.
     pub fn effective_summary(&self) -> Option<Summary> {
-        if self.summary.is_some() {
-            return self.summary;
-        }
-        let mut c = self.clone();
-        c.finish(None);
-        c.summary
+        self.summary.or_else(|| self.finished().summary)
     }
 
     /// The stored TFLOP/s, or the value computed from the samples if absent.
     pub fn effective_tflops(&self) -> Option<f64> {
-        self.tflops.or_else(|| {
-            self.effective_summary()
-                .map(|s| self.shape.flops() / (s.p50 * 1e-3) / 1e12)
-        })
+        self.tflops.or_else(|| self.finished().tflops)
+    }
+
+    /// A copy with the derived fields computed by [`BenchResult::finish`] (without ceilings).
+    fn finished(&self) -> BenchResult {
+        let mut copy = self.clone();
+        copy.finish(None);
+        copy
     }
 
     /// Identity used to match results across reports.
@@ -380,9 +379,10 @@ impl fmt::Display for ResultKey {
 }
 
 /// Failure to read or write a report.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ReportError {
     /// Reading or writing the file failed.
+    #[error("{}: {source}", path.display())]
     Io {
         /// The file concerned.
         path: PathBuf,
@@ -390,6 +390,7 @@ pub enum ReportError {
         source: std::io::Error,
     },
     /// The text is not valid report JSON.
+    #[error("{}invalid report JSON: {source}", located(path))]
     Json {
         /// The file concerned, if the text came from one.
         path: Option<PathBuf>,
@@ -397,6 +398,10 @@ pub enum ReportError {
         source: serde_json::Error,
     },
     /// The report declares a schema version this crate does not understand.
+    #[error("{}{} (expected {SCHEMA_VERSION})", located(path), match found {
+        Some(v) => format!("schema_version {v} is not supported"),
+        None => "missing schema_version".to_string(),
+    })]
     UnsupportedSchema {
         /// The file concerned, if the text came from one.
         path: Option<PathBuf>,
@@ -405,42 +410,11 @@ pub enum ReportError {
     },
 }
 
-impl fmt::Display for ReportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let where_ = |p: &Option<PathBuf>| {
-            p.as_ref()
-                .map(|p| format!("{}: ", p.display()))
-                .unwrap_or_default()
-        };
-        match self {
-            ReportError::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            ReportError::Json { path, source } => {
-                write!(f, "{}invalid report JSON: {source}", where_(path))
-            }
-            ReportError::UnsupportedSchema { path, found } => match found {
-                Some(v) => write!(
-                    f,
-                    "{}schema_version {v} is not supported (expected {SCHEMA_VERSION})",
-                    where_(path)
-                ),
-                None => write!(
-                    f,
-                    "{}missing schema_version (expected {SCHEMA_VERSION})",
-                    where_(path)
-                ),
-            },
-        }
-    }
-}
-
-impl std::error::Error for ReportError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ReportError::Io { source, .. } => Some(source),
-            ReportError::Json { source, .. } => Some(source),
-            ReportError::UnsupportedSchema { .. } => None,
-        }
-    }
+/// `"PATH: "` for messages about a file, nothing for text that came from elsewhere.
+fn located(path: &Option<PathBuf>) -> String {
+    path.as_ref()
+        .map(|p| format!("{}: ", p.display()))
+        .unwrap_or_default()
 }
 
 impl Report {
@@ -573,44 +547,14 @@ impl Report {
     }
 }
 
-/// Current UTC time as `YYYY-MM-DDTHH:MM:SSZ`, without a date crate.
+/// Current UTC time as `YYYY-MM-DDTHH:MM:SSZ`.
 pub fn now_utc() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    format_utc(secs)
+    utc_string(chrono::Utc::now())
 }
 
-/// Formats seconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ`.
-pub fn format_utc(unix_secs: u64) -> String {
-    let mut days = unix_secs / 86_400;
-    let rem = unix_secs % 86_400;
-    let (hh, mm, ss) = (rem / 3600, rem / 60 % 60, rem % 60);
-    let is_leap = |y: u64| (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let mut year = 1970;
-    loop {
-        let len = if is_leap(year) { 366 } else { 365 };
-        if days < len {
-            break;
-        }
-        days -= len;
-        year += 1;
-    }
-    let feb = if is_leap(year) { 29 } else { 28 };
-    let month_lengths = [31, feb, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-    let mut month = 1;
-    for len in month_lengths {
-        if days < len {
-            break;
-        }
-        days -= len;
-        month += 1;
-    }
-    format!(
-        "{year:04}-{month:02}-{:02}T{hh:02}:{mm:02}:{ss:02}Z",
-        days + 1
-    )
+/// The schema's one timestamp format (`created_utc`): RFC 3339 in UTC, whole seconds.
+fn utc_string(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.format("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 #[cfg(test)]
@@ -763,18 +707,15 @@ mod tests {
 
     #[test]
     fn read_write_files() {
-        let dir =
-            std::env::temp_dir().join(format!("flashattn-bench-report-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("r.json");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
         let r = sample_report();
         r.write(&path).unwrap();
         assert_eq!(Report::read(&path).unwrap(), r);
         assert!(matches!(
-            Report::read(dir.join("missing.json")),
+            Report::read(dir.path().join("missing.json")),
             Err(ReportError::Io { .. })
         ));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -827,6 +768,7 @@ mod tests {
 
     #[test]
     fn utc_formatting() {
+        let format_utc = |secs| utc_string(chrono::DateTime::from_timestamp(secs, 0).unwrap());
         assert_eq!(format_utc(0), "1970-01-01T00:00:00Z");
         // 2000-02-29 12:34:56 UTC (leap day in a century leap year).
         assert_eq!(format_utc(951_827_696), "2000-02-29T12:34:56Z");

@@ -80,6 +80,15 @@ pub fn suite(name: &str) -> Option<Vec<Shape>> {
     }
 }
 
+/// A command-line suite name checked against [`SUITE_NAMES`] and `all`, as clap's value parser.
+pub fn parse_suite_name(text: &str) -> Result<String, String> {
+    if text == "all" || SUITE_NAMES.contains(&text) {
+        Ok(text.to_string())
+    } else {
+        Err(format!("expected one of {}, all", SUITE_NAMES.join(", ")))
+    }
+}
+
 /// A shape tagged with the suite it belongs to, as recorded in
 /// [`crate::report::BenchResult::suite`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -94,24 +103,29 @@ pub struct SuiteShape {
 /// track of where each shape came from (the first suite listing it, see
 /// [`suite`]); `None` for an unknown name.
 pub fn suite_entries(name: &str) -> Option<Vec<SuiteShape>> {
-    let names: Vec<&str> = match name {
-        "all" => SUITE_NAMES.to_vec(),
-        n if SUITE_NAMES.contains(&n) => vec![n],
-        _ => return None,
-    };
+    suites_entries(&[name])
+}
+
+/// The shapes of several suites (`all` among them standing for every suite), each shape once,
+/// tagged with the first suite that lists it; `None` if a name is unknown.
+pub fn suites_entries(names: &[impl AsRef<str>]) -> Option<Vec<SuiteShape>> {
     let mut out: Vec<SuiteShape> = Vec::new();
-    for n in names {
-        let shapes = match n {
-            "seed" => seed(),
-            "long" => long(),
-            _ => sweep(),
+    for name in names {
+        let expanded = match name.as_ref() {
+            "all" => SUITE_NAMES.to_vec(),
+            n => vec![*SUITE_NAMES.iter().find(|known| **known == n)?],
         };
-        for shape in shapes {
-            if !out.iter().any(|e| e.shape == shape) {
-                out.push(SuiteShape {
-                    suite: n.to_string(),
-                    shape,
-                });
+        for n in expanded {
+            let shapes = match n {
+                "seed" => seed(),
+                "long" => long(),
+                _ => sweep(),
+            };
+            for shape in shapes {
+                if !out.iter().any(|e| e.shape == shape) {
+                    let suite = n.to_string();
+                    out.push(SuiteShape { suite, shape });
+                }
             }
         }
     }
@@ -155,6 +169,11 @@ mod tests {
         assert_eq!(entries.len(), 26);
         assert_eq!(entries.iter().filter(|e| e.suite == "sweep").count(), 9);
         assert_eq!(suite_entries("sweep").unwrap().len(), 12);
+        // A shape shared by two named suites runs once, under the first.
+        let long_then_sweep = suites_entries(&["long", "sweep"]).unwrap();
+        assert_eq!(long_then_sweep.len(), 16);
+        assert_eq!(suites_entries(&["sweep", "all"]).unwrap()[0].suite, "sweep");
+        assert!(suites_entries(&["seed", "nope"]).is_none());
     }
 
     #[test]

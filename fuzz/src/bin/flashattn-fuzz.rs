@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use clap::Parser;
 use cudarc::driver::CudaStream;
 use flashattn::DType;
 use flashattn_fuzz::harness::{Case, Outcome, gpu_stream, run_case};
@@ -19,123 +20,79 @@ use flashattn_fuzz::strategies::{
 use proptest::strategy::{Strategy, ValueTree};
 use serde_json::{Value, json};
 
-const USAGE: &str = "\
-usage: flashattn-fuzz [--cases N] [--seconds T] [--seed S] [--small] [--max-seqlen L]
-                      [--dtype f16|bf16] [--head-dim D] [--config NAME|all|auto]
-                      [--progress-every K] [--shrink-steps N] [--max-shrinks N] [--json FILE]
-                      [--inject-failure SQ]
-
-Draws random attention cases (shapes, masks, GQA, layouts, hostile inputs, every compiled
-kernel configuration), runs each on GPU 0 and checks it against the CPU reference with the
-project's tolerance rule. Failures are shrunk to a minimal case by re-running on the GPU.
-
-  --cases N           stop after N cases (default 1000 unless --seconds is given)
-  --seconds T         stop after T seconds; with --cases, whichever comes first
-  --seed S            RNG seed; the same seed draws the same cases (default: from the clock)
-  --small             the compute-sanitizer preset: Sq, Sk <= 300, batch <= 2, heads_q <= 8
-  --max-seqlen L      largest seqlen_q / seqlen_k (default 4096, 300 with --small)
-  --dtype D           f16 or bf16 (repeat or comma-separate; default both)
-  --head-dim D        only this head dim (repeat or comma-separate; default every compiled one)
-  --config C          a configuration name (repeat or comma-separate), `all` (Auto and every
-                      configuration, the default) or `auto` (only the dispatcher's choice)
-  --progress-every K  progress line every K cases (default 100; 0 = never)
-  --shrink-steps N    GPU runs allowed per shrink (default 300)
-  --max-shrinks N     shrink at most the first N failures (default 3)
-  --json FILE         also write a machine-readable summary to FILE
-  --inject-failure SQ testing the fuzzer itself: also count every causal case with
-                      seqlen_q >= SQ as failed, to watch shrinking find seqlen_q = SQ
-
-exit status: 0 every case passed; 1 a case failed; 2 no usable GPU, or bad arguments";
-
-/// Command-line options.
+/// Draws random attention cases (shapes, masks, GQA, layouts, hostile inputs, every compiled
+/// kernel configuration), runs each on GPU 0 and checks it against the CPU reference with the
+/// project's tolerance rule. Failures are shrunk to a minimal case by re-running on the GPU.
+#[derive(Parser)]
+#[command(
+    name = "flashattn-fuzz",
+    after_help = "Exit status: 0 every case passed; 1 a case failed; 2 no usable GPU, or bad arguments."
+)]
 struct Args {
+    /// Stop after N cases [default: 1000 unless --seconds is given]
+    #[arg(long, value_name = "N")]
     cases: Option<u64>,
+    /// Stop after T seconds; with --cases, whichever comes first
+    #[arg(long, value_name = "T", value_parser = non_negative_seconds)]
     seconds: Option<f64>,
+    /// RNG seed; the same seed draws the same cases [default: from the clock]
+    #[arg(long, value_name = "S")]
     seed: Option<u64>,
+    /// The compute-sanitizer preset: Sq, Sk <= 300, batch <= 2, heads_q <= 8
+    #[arg(long)]
     small: bool,
+    /// Largest seqlen_q / seqlen_k [default: 4096, 300 with --small]
+    #[arg(long, value_name = "L")]
     max_seqlen: Option<usize>,
+    /// Element types, repeated or comma-separated [default: f16,bf16]
+    #[arg(long = "dtype", value_name = "D", value_delimiter = ',', value_parser = parse_dtype)]
     dtypes: Vec<DType>,
+    /// Only these head dims, repeated or comma-separated [default: every compiled one]
+    #[arg(long = "head-dim", value_name = "D", value_delimiter = ',')]
     head_dims: Vec<usize>,
+    /// Configuration names, repeated or comma-separated; or `all` (Auto and every
+    /// configuration) or `auto` (only the dispatcher's choice)
+    #[arg(
+        long = "config",
+        value_name = "C",
+        value_delimiter = ',',
+        default_value = "all"
+    )]
     configs: Vec<String>,
+    /// A progress line every K cases; 0 = never
+    #[arg(long, value_name = "K", default_value_t = 100)]
     progress_every: u64,
+    /// GPU runs allowed per shrink
+    #[arg(long, value_name = "N", default_value_t = 300)]
     shrink_steps: usize,
+    /// Shrink at most the first N failures
+    #[arg(long, value_name = "N", default_value_t = 3)]
     max_shrinks: usize,
+    /// Also write a machine-readable summary to FILE
+    #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Testing the fuzzer itself: also count every causal case with seqlen_q >= SQ as failed,
+    /// to watch shrinking find seqlen_q = SQ
+    #[arg(long, value_name = "SQ")]
     inject_failure: Option<usize>,
 }
 
-impl Args {
-    fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
-        let mut a = Args {
-            cases: None,
-            seconds: None,
-            seed: None,
-            small: false,
-            max_seqlen: None,
-            dtypes: Vec::new(),
-            head_dims: Vec::new(),
-            configs: Vec::new(),
-            progress_every: 100,
-            shrink_steps: 300,
-            max_shrinks: 3,
-            json: None,
-            inject_failure: None,
-        };
-        while let Some(arg) = it.next() {
-            // Both `--flag value` and `--flag=value`.
-            let (flag, inline) = match arg.split_once('=') {
-                Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
-                _ => (arg.clone(), None),
-            };
-            let mut value = || {
-                inline
-                    .clone()
-                    .or_else(|| it.next())
-                    .ok_or_else(|| format!("{flag} needs a value"))
-            };
-            match flag.as_str() {
-                "-h" | "--help" => return Ok(None),
-                "--small" => a.small = true,
-                "--cases" => a.cases = Some(number(&flag, &value()?)?),
-                "--seconds" => {
-                    let t: f64 = number(&flag, &value()?)?;
-                    if !(t.is_finite() && t >= 0.0) {
-                        return Err(format!("--seconds must be a non-negative number, got {t}"));
-                    }
-                    a.seconds = Some(t);
-                }
-                "--seed" => a.seed = Some(number(&flag, &value()?)?),
-                "--max-seqlen" => a.max_seqlen = Some(number(&flag, &value()?)?),
-                "--progress-every" => a.progress_every = number(&flag, &value()?)?,
-                "--shrink-steps" => a.shrink_steps = number(&flag, &value()?)?,
-                "--max-shrinks" => a.max_shrinks = number(&flag, &value()?)?,
-                "--json" => a.json = Some(PathBuf::from(value()?)),
-                "--inject-failure" => a.inject_failure = Some(number(&flag, &value()?)?),
-                "--dtype" => {
-                    for d in value()?.split(',') {
-                        a.dtypes.push(match d.trim() {
-                            "f16" => DType::F16,
-                            "bf16" => DType::BF16,
-                            other => {
-                                return Err(format!("--dtype: `{other}` is neither f16 nor bf16"));
-                            }
-                        });
-                    }
-                }
-                "--head-dim" => {
-                    for d in value()?.split(',') {
-                        a.head_dims.push(number(&flag, d.trim())?);
-                    }
-                }
-                "--config" => a
-                    .configs
-                    .extend(value()?.split(',').map(|s| s.trim().to_string())),
-                other => return Err(format!("unknown argument `{other}`")),
-            }
-        }
-        Ok(Some(a))
+fn parse_dtype(text: &str) -> Result<DType, String> {
+    match text {
+        "f16" => Ok(DType::F16),
+        "bf16" => Ok(DType::BF16),
+        _ => Err("neither f16 nor bf16".into()),
     }
+}
 
+fn non_negative_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
+        _ => Err("not a non-negative number".into()),
+    }
+}
+
+impl Args {
     fn space(&self) -> Result<CaseSpace, String> {
         let mut space = if self.small {
             CaseSpace::small()
@@ -157,7 +114,6 @@ impl Args {
             .filter(|c| *c == "all" || *c == "auto")
             .count();
         space.configs = match self.configs.as_slice() {
-            [] => ConfigFilter::All,
             [one] if one == "all" => ConfigFilter::All,
             [one] if one == "auto" => ConfigFilter::Auto,
             _ if keywords > 0 => {
@@ -169,11 +125,6 @@ impl Args {
         };
         Ok(space)
     }
-}
-
-fn number<T: std::str::FromStr>(flag: &str, s: &str) -> Result<T, String> {
-    s.parse()
-        .map_err(|_| format!("{flag}: `{s}` is not a valid number"))
 }
 
 /// What one GPU run said about a case.
@@ -372,17 +323,7 @@ fn finite(x: f64) -> Value {
 }
 
 fn main() -> ExitCode {
-    let args = match Args::parse(std::env::args().skip(1)) {
-        Ok(Some(a)) => a,
-        Ok(None) => {
-            println!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
-        Err(e) => {
-            eprintln!("flashattn-fuzz: {e}\n\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
+    let args = Args::parse();
     let mut space = match args.space() {
         Ok(s) => s,
         Err(e) => {
@@ -730,4 +671,58 @@ fn summary_json(
         "failure_list": failures,
         "largest_work": stats.largest_work,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn parse(args: &[&str]) -> Result<Args, clap::Error> {
+        Args::try_parse_from(std::iter::once("flashattn-fuzz").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn mistakes_are_usage_errors_naming_the_flag() {
+        let mistakes: [&[&str]; 5] = [
+            &["--cases", "abc"],
+            &["--bogus"],
+            &["--dtype", "f32"],
+            &["--seconds=-1"],
+            &["--head-dim", "64,x"],
+        ];
+        for args in mistakes {
+            let e = parse(args).err().expect("rejected");
+            assert_eq!(e.exit_code(), 2, "{args:?}");
+            let flag = args[0].split('=').next().unwrap();
+            assert!(e.to_string().contains(flag), "{e}");
+        }
+        let mixed = parse(&["--config", "all,sm80_x"]).unwrap().space();
+        assert!(mixed.unwrap_err().contains("cannot be combined"));
+    }
+
+    #[test]
+    fn lists_repeat_or_split_and_defaults_hold() {
+        let a = parse(&["--dtype", "bf16", "--dtype", "f16", "--head-dim", "64,128"]).unwrap();
+        assert_eq!(a.dtypes, [DType::BF16, DType::F16]);
+        assert_eq!(a.head_dims, [64, 128]);
+        assert_eq!(
+            (a.progress_every, a.shrink_steps, a.max_shrinks),
+            (100, 300, 3)
+        );
+        assert!(a.cases.is_none() && a.seconds.is_none() && !a.small);
+        assert!(matches!(a.space().unwrap().configs, ConfigFilter::All));
+        let auto = parse(&["--config", "auto", "--seconds", "2.5"]).unwrap();
+        assert_eq!(auto.seconds, Some(2.5));
+        assert!(matches!(auto.space().unwrap().configs, ConfigFilter::Auto));
+        let help = Args::command().render_long_help().to_string();
+        for default in [
+            "[default: 100]",
+            "[default: 300]",
+            "[default: 3]",
+            "[default: all]",
+        ] {
+            assert!(help.contains(default), "{help}");
+        }
+    }
 }

@@ -3,11 +3,22 @@
 
 use std::time::Instant;
 
+use clap::Parser;
 use flashattn::{AttentionParams, DType, Strides, Tensor, TensorMut};
 use flashattn_fuzz::harness::{Case, run_case};
 use half::bf16;
 
+/// On a GPU, a correctness check and the median time of a few shapes; without one, a notice
+/// and the CPU reference on a small problem.
+#[derive(Parser)]
+#[command(
+    name = "flashattn-selftest",
+    after_help = "Exit status: 0 every check passed, or no GPU; 1 a correctness check failed; 2 bad arguments."
+)]
+struct Cli {}
+
 fn main() {
+    Cli::parse();
     let stream = match flashattn_fuzz::harness::gpu_stream() {
         Ok(s) => s,
         Err(e) => {
@@ -152,4 +163,18 @@ fn cpu_only() {
             .collect::<Vec<_>>(),
         out.lse[0]
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn takes_no_arguments() {
+        let e = Cli::try_parse_from(["flashattn-selftest", "--bogus"])
+            .err()
+            .expect("rejected");
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains("--bogus"), "{e}");
+    }
 }

@@ -1,55 +1,111 @@
 //! Benchmarks on the GPU: our kernels over a suite, PyTorch SDPA's backends side by side in the
 //! same run (when python3 with torch is present), one JSON report plus CSV, Markdown and a
-//! table on stdout.
-//!
-//! ```text
-//! flashattn-bench run  [--suite seed,long] [--modes events,graph] [--iters 100] [--kernel auto|all|NAME] [--label NAME]
-//!                      [--baseline auto|none] [--python python3] [--sdpa-script PATH] [--out bench.json]
-//! flashattn-bench tune [--suite seed,long] [--iters 30] [--out dispatch.tsv]
-//! ```
+//! table on stdout; and the tuner that writes a dispatch table. `--help` lists the options.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use flashattn::KernelChoice;
+use clap::builder::RangedU64ValueParser;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use flashattn::{DispatchRow, KernelChoice};
 use flashattn_bench::SCHEMA_VERSION;
 use flashattn_bench::gpu::{Gpu, Protocol, configs_for, dtype_of, params_of};
-use flashattn_bench::output::{side_by_side, to_csv, to_markdown};
-use flashattn_bench::report::{BenchResult, MODE_GRAPH, Report, Shape, TOOL_RUST};
-use flashattn_bench::suites::{SuiteFile, SuiteShape, suite_entries};
+use flashattn_bench::output::Align::{Left, Right};
+use flashattn_bench::output::{side_by_side, text_table, to_csv, to_markdown};
+use flashattn_bench::report::{
+    BenchResult, MODE_COLD, MODE_EVENTS, MODE_GRAPH, Report, Shape, TOOL_RUST,
+};
+use flashattn_bench::suites::{SuiteFile, SuiteShape, parse_suite_name, suites_entries};
+
+#[derive(Parser)]
+#[command(name = "flashattn-bench", arg_required_else_help = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Job,
+}
+
+#[derive(Subcommand)]
+enum Job {
+    /// Time our kernels over the suites, PyTorch SDPA's backends beside them; write the report
+    /// as JSON, CSV and Markdown and print the speedups.
+    Run(RunArgs),
+    /// Time every compiled configuration on each shape (after a correctness check) and write
+    /// the fastest per shape as a dispatch table.
+    Tune(TuneArgs),
+}
+
+#[derive(Args)]
+struct SuiteArgs {
+    /// Suites, comma-separated (seed, long, sweep, all); a shape listed by several runs once.
+    #[arg(long = "suite", value_delimiter = ',', default_value = "seed,long", value_parser = parse_suite_name)]
+    suites: Vec<String>,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    #[command(flatten)]
+    suites: SuiteArgs,
+    /// Timing modes, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "events,graph", value_parser = [MODE_EVENTS, MODE_COLD, MODE_GRAPH])]
+    modes: Vec<String>,
+    /// Timed samples per (shape, implementation, mode).
+    #[arg(long, default_value_t = 100, value_parser = RangedU64ValueParser::<usize>::new().range(1..))]
+    iters: usize,
+    /// `auto` (the dispatcher's choice), `all` (auto and every configuration that runs the
+    /// shape) or a configuration name.
+    #[arg(long, default_value = "auto")]
+    kernel: String,
+    /// Report our results under this implementation name [default: `flashattn` for auto,
+    /// `flashattn[NAME]` for a configuration], e.g. to gate a forced configuration against a
+    /// plain run.
+    #[arg(long)]
+    label: Option<String>,
+    /// Whether to time PyTorch SDPA's backends too.
+    #[arg(long, value_enum, default_value_t = Baseline::Auto)]
+    baseline: Baseline,
+    /// Python interpreter with torch, for the SDPA baseline.
+    #[arg(long, default_value = "python3")]
+    python: String,
+    /// The SDPA baseline script [default: crates/flashattn-bench/python/sdpa_baseline.py, else
+    /// dist/gpu/sdpa_baseline.py].
+    #[arg(long)]
+    sdpa_script: Option<PathBuf>,
+    /// The JSON report; the CSV and Markdown go beside it.
+    #[arg(long, default_value = "bench.json")]
+    out: PathBuf,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Baseline {
+    /// SDPA beside ours when the script and torch are there (a note, not a failure, otherwise).
+    Auto,
+    /// Only our kernels.
+    None,
+}
+
+#[derive(Args)]
+struct TuneArgs {
+    #[command(flatten)]
+    suites: SuiteArgs,
+    /// Timed samples per (shape, configuration), CUDA-graph mode.
+    #[arg(long, default_value_t = 30, value_parser = RangedU64ValueParser::<usize>::new().range(1..))]
+    iters: usize,
+    /// The dispatch table to write.
+    #[arg(long, default_value = "dispatch.tsv")]
+    out: PathBuf,
+}
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let code = match args.first().map(String::as_str) {
-        Some("run") => run(&args[1..]),
-        Some("tune") => tune(&args[1..]),
-        _ => {
-            eprintln!("usage: flashattn-bench run|tune [options] (see the module docs)");
-            2
-        }
+    let code = match Cli::parse().command {
+        Job::Run(args) => run(&args),
+        Job::Tune(args) => tune(&args),
     };
     std::process::exit(code);
 }
 
-/// `--name value` lookup with a default.
-fn opt(args: &[String], name: &str, default: &str) -> String {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .cloned()
-        .unwrap_or_else(|| default.to_string())
-}
-
-fn entries(spec: &str) -> Result<Vec<SuiteShape>, String> {
-    let mut out: Vec<SuiteShape> = Vec::new();
-    for name in spec.split(',') {
-        for e in suite_entries(name.trim()).ok_or_else(|| format!("unknown suite {name}"))? {
-            if !out.iter().any(|x| x.shape == e.shape) {
-                out.push(e);
-            }
-        }
-    }
-    Ok(out)
+/// The tagged shapes of the named suites, each shape once (under the first suite naming it).
+fn entries(suites: &SuiteArgs) -> Vec<SuiteShape> {
+    suites_entries(&suites.suites).expect("the parser accepts only suite names")
 }
 
 fn open_gpu() -> Option<Gpu> {
@@ -62,29 +118,18 @@ fn open_gpu() -> Option<Gpu> {
     }
 }
 
-fn run(args: &[String]) -> i32 {
-    let suites = opt(args, "--suite", "seed,long");
-    let entries = match entries(&suites) {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("{e}");
-            return 2;
-        }
-    };
+fn run(args: &RunArgs) -> i32 {
+    let entries = entries(&args.suites);
     let proto = Protocol {
-        iters: opt(args, "--iters", "100").parse().unwrap_or(100),
-        modes: opt(args, "--modes", "events,graph")
-            .split(',')
-            .map(str::to_string)
-            .collect(),
+        iters: args.iters,
+        modes: args.modes.clone(),
         ..Protocol::default()
     };
-    let kernel = opt(args, "--kernel", "auto");
-    let out = PathBuf::from(opt(args, "--out", "bench.json"));
     let Some(gpu) = open_gpu() else { return 2 };
 
     let mut report = Report::new(TOOL_RUST, gpu.device());
-    report.command = Some(format!("flashattn-bench run {}", args.join(" ")));
+    let command_line: Vec<String> = std::env::args().skip(1).collect();
+    report.command = Some(format!("flashattn-bench {}", command_line.join(" ")));
     report.commit = option_env!("FLASHATTN_COMMIT")
         .map(str::to_string)
         .or_else(|| {
@@ -93,7 +138,7 @@ fn run(args: &[String]) -> i32 {
                 .map(|s| s.trim().to_string())
         });
     for (i, e) in entries.iter().enumerate() {
-        let choices: Vec<(KernelChoice, String)> = match kernel.as_str() {
+        let choices: Vec<(KernelChoice, String)> = match args.kernel.as_str() {
             "auto" => vec![(KernelChoice::Auto, "flashattn".to_string())],
             "all" => std::iter::once((KernelChoice::Auto, "flashattn".to_string()))
                 .chain(
@@ -109,13 +154,9 @@ fn run(args: &[String]) -> i32 {
         };
         // --label renames our results, e.g. to compare a forced configuration against a plain
         // run under the same implementation name (the regression gate's negative control).
-        let label_override = args
-            .iter()
-            .any(|a| a == "--label")
-            .then(|| opt(args, "--label", "flashattn"));
         let choices: Vec<(KernelChoice, String)> = choices
             .into_iter()
-            .map(|(c, l)| (c, label_override.clone().unwrap_or(l)))
+            .map(|(c, l)| (c, args.label.clone().unwrap_or(l)))
             .collect();
         for (choice, label) in choices {
             let results = gpu.bench(&e.suite, &e.shape, &choice, &label, &proto);
@@ -144,8 +185,8 @@ fn run(args: &[String]) -> i32 {
     // Free our buffers' device memory before PyTorch measures the same shapes.
     drop(gpu);
 
-    if opt(args, "--baseline", "auto") != "none" {
-        match run_sdpa(args, &entries, &proto, &out) {
+    if args.baseline == Baseline::Auto {
+        match run_sdpa(args, &entries, &proto) {
             Ok(base) => {
                 for note in report.merge(base) {
                     println!("merge: {note}");
@@ -158,7 +199,7 @@ fn run(args: &[String]) -> i32 {
     for r in &mut report.results {
         r.finish(ceilings.as_ref());
     }
-    if let Err(e) = write_outputs(&report, &out) {
+    if let Err(e) = write_outputs(&report, &args.out) {
         eprintln!("{e}");
         return 2;
     }
@@ -167,21 +208,19 @@ fn run(args: &[String]) -> i32 {
 }
 
 /// Run `python/sdpa_baseline.py` over the same shapes with the same protocol.
-fn run_sdpa(
-    args: &[String],
-    entries: &[SuiteShape],
-    proto: &Protocol,
-    out: &Path,
-) -> Result<Report, String> {
-    let python = opt(args, "--python", "python3");
-    let script = [
-        opt(args, "--sdpa-script", ""),
-        "crates/flashattn-bench/python/sdpa_baseline.py".into(),
-        "dist/gpu/sdpa_baseline.py".into(),
-    ]
-    .into_iter()
-    .find(|p| !p.is_empty() && Path::new(p).is_file())
-    .ok_or("sdpa_baseline.py not found (pass --sdpa-script)")?;
+fn run_sdpa(args: &RunArgs, entries: &[SuiteShape], proto: &Protocol) -> Result<Report, String> {
+    let python = &args.python;
+    let script = args
+        .sdpa_script
+        .iter()
+        .map(PathBuf::as_path)
+        .chain([
+            Path::new("crates/flashattn-bench/python/sdpa_baseline.py"),
+            Path::new("dist/gpu/sdpa_baseline.py"),
+        ])
+        .find(|p| p.is_file())
+        .ok_or("sdpa_baseline.py not found (pass --sdpa-script)")?;
+    let out = &args.out;
     let shapes_path = out.with_extension("shapes.json");
     let file = SuiteFile {
         schema_version: SCHEMA_VERSION,
@@ -190,8 +229,8 @@ fn run_sdpa(
     std::fs::write(&shapes_path, serde_json::to_string_pretty(&file).unwrap())
         .map_err(|e| e.to_string())?;
     let base_path = out.with_extension("sdpa.json");
-    let status = Command::new(&python)
-        .arg(&script)
+    let status = Command::new(python)
+        .arg(script)
         .arg("--shapes")
         .arg(&shapes_path)
         .args([
@@ -206,7 +245,7 @@ fn run_sdpa(
         .status()
         .map_err(|e| format!("{python}: {e}"))?;
     if !status.success() {
-        return Err(format!("{script} exited with {status}"));
+        return Err(format!("{} exited with {status}", script.display()));
     }
     Report::read(&base_path).map_err(|e| e.to_string())
 }
@@ -222,62 +261,68 @@ fn write_outputs(report: &Report, out: &Path) -> Result<(), String> {
 /// The short table: per shape and mode, our p50 and the best SDPA backend's, the ratios to it
 /// and to the flash backend (FlashAttention-2), and the configuration ours ran.
 fn print_ratios(report: &Report) {
+    let headers = [
+        "shape",
+        "ours p50",
+        "base p50",
+        "speedup",
+        "vs flash",
+        "ours TF/s",
+        "best baseline",
+        "config",
+    ];
+    let align = [Left, Right, Right, Right, Right, Right, Left, Left];
     for view in side_by_side(report) {
+        let rows: Vec<Vec<String>> = view
+            .rows
+            .iter()
+            .map(|row| {
+                let ours = row.cells.get("flashattn");
+                let p50 = |name: &str| row.cells.get(name).and_then(|c| c.summary).map(|s| s.p50);
+                let ours_p50 = p50("flashattn");
+                let vs_flash = match (p50("sdpa-flash"), ours_p50) {
+                    (Some(f), Some(o)) if o > 0.0 => f / o,
+                    _ => f64::NAN,
+                };
+                let (best_name, best_p50) =
+                    row.best_baseline.clone().unwrap_or(("-".into(), f64::NAN));
+                vec![
+                    row.shape_key.clone(),
+                    format!("{:.4}", ours_p50.unwrap_or(f64::NAN)),
+                    format!("{best_p50:.4}"),
+                    format!(
+                        "{:.3}",
+                        row.speedups.get("flashattn").copied().unwrap_or(f64::NAN)
+                    ),
+                    format!("{vs_flash:.3}"),
+                    format!("{:.1}", ours.and_then(|c| c.tflops).unwrap_or(f64::NAN)),
+                    best_name,
+                    ours.and_then(|c| c.config.clone())
+                        .unwrap_or_else(|| "-".into()),
+                ]
+            })
+            .collect();
         println!("\n== mode {} ==", view.mode);
-        println!(
-            "{:<38} {:>11} {:>11} {:>8} {:>8} {:>10}  {:<15} config",
-            "shape", "ours p50", "base p50", "speedup", "vs flash", "ours TF/s", "best baseline"
-        );
-        for row in &view.rows {
-            let ours = row.cells.get("flashattn");
-            let ours_p50 = ours.and_then(|c| c.summary).map(|s| s.p50);
-            let flash_p50 = row
-                .cells
-                .get("sdpa-flash")
-                .and_then(|c| c.summary)
-                .map(|s| s.p50);
-            let vs_flash = match (flash_p50, ours_p50) {
-                (Some(f), Some(o)) if o > 0.0 => f / o,
-                _ => f64::NAN,
-            };
-            let config = ours.and_then(|c| c.config.as_deref()).unwrap_or("-");
-            let (best_name, best_p50) = row.best_baseline.clone().unwrap_or(("-".into(), f64::NAN));
-            println!(
-                "{:<38} {:>11.4} {:>11.4} {:>8.3} {:>8.3} {:>10.1}  {:<15} {}",
-                row.shape_key,
-                ours_p50.unwrap_or(f64::NAN),
-                best_p50,
-                row.speedups.get("flashattn").copied().unwrap_or(f64::NAN),
-                vs_flash,
-                ours.and_then(|c| c.tflops).unwrap_or(f64::NAN),
-                best_name,
-                config
-            );
-        }
+        print!("{}", text_table(&headers, &rows, &align));
     }
 }
 
 /// Sweep every compiled configuration per shape, correctness first, and write the fastest
 /// per shape as a dispatch table (one line per (dtype, head dim, causal, shape)).
-fn tune(args: &[String]) -> i32 {
-    let entries = match entries(&opt(args, "--suite", "seed,long")) {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("{e}");
-            return 2;
-        }
-    };
+fn tune(args: &TuneArgs) -> i32 {
+    let entries = entries(&args.suites);
     let proto = Protocol {
-        iters: opt(args, "--iters", "30").parse().unwrap_or(30),
+        iters: args.iters,
         modes: vec![MODE_GRAPH.into()],
         ..Protocol::default()
     };
-    let out = PathBuf::from(opt(args, "--out", "dispatch.tsv"));
+    let out = &args.out;
     let Some(gpu) = open_gpu() else { return 2 };
     let device = gpu.device().name;
-    let mut lines = vec![format!(
-        "# flashattn dispatch table for {device}: gpu\tdtype\thead_dim\tcausal\tbatch\theads\tseqlen_q\tseqlen_k\tconfig\tp50_ms"
-    )];
+    let mut lines = vec![
+        format!("# flashattn dispatch table for {device}"),
+        DispatchRow::HEADER.to_string(),
+    ];
     let mut failed = false;
     for (i, e) in entries.iter().enumerate() {
         let mut best: Option<(String, f64)> = None;
@@ -313,15 +358,24 @@ fn tune(args: &[String]) -> i32 {
                 best = Some((c.name.to_string(), p50));
             }
         }
-        if let Some((name, p50)) = best {
+        if let Some((config, p50_ms)) = best {
             let s = &e.shape;
-            lines.push(format!(
-                "{device}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{name}\t{p50:.5}",
-                s.dtype, s.head_dim, s.causal, s.batch, s.heads_q, s.seqlen_q, s.seqlen_k
-            ));
+            let row = DispatchRow {
+                gpu: device.clone(),
+                dtype: dtype_of(s),
+                head_dim: s.head_dim,
+                causal: s.causal,
+                batch: s.batch,
+                heads: s.heads_q,
+                seqlen_q: s.seqlen_q,
+                seqlen_k: s.seqlen_k,
+                config,
+                p50_ms,
+            };
+            lines.push(row.to_string());
         }
     }
-    if let Err(e) = std::fs::write(&out, lines.join("\n") + "\n") {
+    if let Err(e) = std::fs::write(out, lines.join("\n") + "\n") {
         eprintln!("{}: {e}", out.display());
         return 2;
     }
@@ -348,4 +402,67 @@ fn correct_on_slice(shape: &Shape, c: &flashattn::KernelConfig) -> bool {
         17,
     );
     flashattn_fuzz::harness::run_case(&stream, &case).is_ok_and(|o| o.check.pass)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn parse(args: &[&str]) -> Result<Job, clap::Error> {
+        Cli::try_parse_from(std::iter::once("flashattn-bench").chain(args.iter().copied()))
+            .map(|cli| cli.command)
+    }
+
+    #[test]
+    fn mistakes_are_usage_errors_naming_the_problem() {
+        let e = parse(&["run", "--iters", "abc"]).err().expect("rejected");
+        assert_eq!(e.exit_code(), 2);
+        assert!(
+            e.to_string().contains("'abc'") && e.to_string().contains("--iters"),
+            "{e}"
+        );
+        for args in [
+            &["run", "--iters", "0"][..],
+            &["run", "--suite", "seed,nope"],
+            &["run", "--modes", "hot"],
+            &["run", "--baseline", "maybe"],
+            &["tune", "--bogus"],
+            &["frobnicate"],
+        ] {
+            let e = parse(args).err().expect("rejected");
+            assert_eq!(e.exit_code(), 2, "{args:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn defaults_and_lists() {
+        let Job::Run(run) = parse(&["run"]).unwrap() else {
+            panic!("run")
+        };
+        assert_eq!(run.suites.suites, ["seed", "long"]);
+        assert_eq!(run.modes, [MODE_EVENTS, MODE_GRAPH]);
+        assert_eq!((run.iters, run.kernel.as_str()), (100, "auto"));
+        assert!(run.baseline == Baseline::Auto && run.label.is_none());
+        let Job::Tune(tune) = parse(&["tune", "--suite", "all", "--iters", "5"]).unwrap() else {
+            panic!("tune")
+        };
+        assert_eq!(
+            (tune.suites.suites.as_slice(), tune.iters),
+            (&["all".to_string()][..], 5)
+        );
+        assert_eq!(entries(&tune.suites).len(), 26);
+        let help = Cli::command()
+            .find_subcommand_mut("run")
+            .unwrap()
+            .render_long_help()
+            .to_string();
+        for default in [
+            "[default: seed,long]",
+            "[default: events,graph]",
+            "[default: 100]",
+        ] {
+            assert!(help.contains(default), "{help}");
+        }
+    }
 }

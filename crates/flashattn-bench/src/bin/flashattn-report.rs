@@ -5,254 +5,253 @@
 //! Exit status: 0 on success, 1 when `compare` finds a regression, 2 on
 //! usage or I/O errors (so CI can tell "slower" from "broken").
 
+use clap::{Args, Parser};
 use flashattn_bench::compare::{CompareOptions, compare_reports};
 use flashattn_bench::output::{self, ChartOptions};
-use flashattn_bench::report::Report;
+use flashattn_bench::report::{MODE_COLD, MODE_EVENTS, MODE_GRAPH, Report};
+use flashattn_bench::stats::{DEFAULT_ALPHA, DEFAULT_THRESHOLD};
 use flashattn_bench::suites;
 use std::io::Write;
-
-const USAGE: &str = "\
-usage: flashattn-report <command> [args]
-
-commands:
-  compare OLD.json NEW.json [--threshold 0.03] [--alpha 0.05] [--seed N] [--mode MODE]
-      Match results by (shape, implementation, mode) and judge each pair.
-      Exit 1 if any result regressed, 0 otherwise.
-  table REPORT.json [--markdown OUT.md] [--csv OUT.csv]
-      Side-by-side table of ours vs baselines; Markdown to stdout unless
-      --markdown or --csv is given.
-  chart REPORT.json --head-dim D --out FILE.svg [--mode MODE] [--suite NAME|any]
-      TFLOP/s against sequence length (default suite: sweep).
-  merge A.json B.json ... --out C.json
-      Combine reports; later files win on duplicate results.
-  suites [--suite NAME] [--json]
-      Print suite shapes (NAME: seed, long, sweep, all; default all).
-      --json writes the file read by python/sdpa_baseline.py --shapes.
-";
+use std::path::{Path, PathBuf};
 
 /// Exit status for usage and I/O errors.
 const EXIT_USAGE: i32 = 2;
 
+#[derive(Parser)]
+#[command(
+    name = "flashattn-report",
+    about = "Regression gate, tables, charts and merging for flashattn-bench reports (no GPU needed)",
+    after_help = "Exit status: 0 success; 1 `compare` found a regression; 2 usage or I/O error.",
+    arg_required_else_help = true
+)]
+enum Cli {
+    /// Match results by (shape, implementation, mode) and judge each pair; exit 1 if any
+    /// result regressed, 0 otherwise.
+    Compare(Compare),
+    /// Side-by-side table of ours against the baselines; Markdown to stdout unless --markdown
+    /// or --csv is given.
+    Table(Table),
+    /// TFLOP/s against sequence length as an SVG chart.
+    Chart(Chart),
+    /// Combine reports; later files win on duplicate results.
+    Merge(Merge),
+    /// Print suite shapes.
+    Suites(Suites),
+}
+
+#[derive(Args)]
+struct Compare {
+    /// The reference report.
+    old: PathBuf,
+    /// The report under test.
+    new: PathBuf,
+    /// Relative change of the median below which nothing is flagged.
+    #[arg(long, default_value_t = DEFAULT_THRESHOLD, value_parser = at_least_zero)]
+    threshold: f64,
+    /// Significance level of the Mann-Whitney test, in (0, 1).
+    #[arg(long, default_value_t = DEFAULT_ALPHA, value_parser = probability)]
+    alpha: f64,
+    /// Bootstrap seed.
+    #[arg(long, default_value_t = CompareOptions::default().seed)]
+    seed: u64,
+    /// Only compare results of this timing mode [default: every mode].
+    #[arg(long, value_parser = [MODE_EVENTS, MODE_COLD, MODE_GRAPH])]
+    mode: Option<String>,
+}
+
+#[derive(Args)]
+struct Table {
+    /// The report to render.
+    report: PathBuf,
+    /// Write the Markdown table to this file.
+    #[arg(long, value_name = "OUT.md")]
+    markdown: Option<PathBuf>,
+    /// Write one CSV row per result to this file.
+    #[arg(long, value_name = "OUT.csv")]
+    csv: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct Chart {
+    /// The report to chart.
+    report: PathBuf,
+    /// Only shapes with this head dimension.
+    #[arg(long)]
+    head_dim: usize,
+    /// Where to write the SVG.
+    #[arg(long, value_name = "FILE.svg")]
+    out: PathBuf,
+    /// Timing mode [default: graph when the report has it, else events].
+    #[arg(long, value_parser = [MODE_EVENTS, MODE_COLD, MODE_GRAPH])]
+    mode: Option<String>,
+    /// Only shapes of this suite; `any` for every non-causal shape.
+    #[arg(long, default_value = "sweep")]
+    suite: String,
+}
+
+#[derive(Args)]
+struct Merge {
+    /// Reports, earliest first.
+    #[arg(required = true)]
+    reports: Vec<PathBuf>,
+    /// Where to write the merged report.
+    #[arg(long, value_name = "OUT.json")]
+    out: PathBuf,
+}
+
+#[derive(Args)]
+struct Suites {
+    /// Which suite.
+    #[arg(long, default_value = "all", value_parser = suites::parse_suite_name)]
+    suite: String,
+    /// Write the suite file that python/sdpa_baseline.py --shapes reads.
+    #[arg(long)]
+    json: bool,
+}
+
+fn at_least_zero(text: &str) -> Result<f64, String> {
+    text.parse()
+        .ok()
+        .filter(|x: &f64| *x >= 0.0)
+        .ok_or_else(|| "must be a number >= 0".into())
+}
+
+fn probability(text: &str) -> Result<f64, String> {
+    text.parse()
+        .ok()
+        .filter(|x: &f64| *x > 0.0 && *x < 1.0)
+        .ok_or_else(|| "must be a number in (0, 1)".into())
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let stdout = std::io::stdout();
-    let stderr = std::io::stderr();
-    let code = run(&args, &mut stdout.lock(), &mut stderr.lock());
+    let code = run(&args, &mut std::io::stdout(), &mut std::io::stderr());
     std::process::exit(code);
-}
-
-/// Parsed command line of one subcommand: positionals plus `--name value`
-/// options (also accepted as `--name=value`) and boolean flags.
-#[derive(Debug, Default)]
-struct Parsed {
-    positional: Vec<String>,
-    options: Vec<(String, String)>,
-    flags: Vec<String>,
-}
-
-impl Parsed {
-    fn get(&self, name: &str) -> Option<&str> {
-        self.options
-            .iter()
-            .rev()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn flag(&self, name: &str) -> bool {
-        self.flags.iter().any(|f| f == name)
-    }
-
-    fn parse_opt<T: std::str::FromStr>(&self, name: &str, default: T) -> Result<T, String> {
-        match self.get(name) {
-            None => Ok(default),
-            Some(v) => v
-                .parse()
-                .map_err(|_| format!("invalid value for --{name}: {v}")),
-        }
-    }
-}
-
-fn parse(args: &[String], with_value: &[&str], flags: &[&str]) -> Result<Parsed, String> {
-    let mut p = Parsed::default();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let Some(body) = a.strip_prefix("--") else {
-            p.positional.push(a.clone());
-            continue;
-        };
-        let (name, inline) = match body.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (body, None),
-        };
-        if with_value.contains(&name) {
-            let v = match inline {
-                Some(v) => v,
-                None => it
-                    .next()
-                    .cloned()
-                    .ok_or_else(|| format!("--{name} needs a value"))?,
-            };
-            p.options.push((name.to_string(), v));
-        } else if flags.contains(&name) && inline.is_none() {
-            p.flags.push(name.to_string());
-        } else {
-            return Err(format!("unknown option --{name}"));
-        }
-    }
-    Ok(p)
 }
 
 /// Runs one command line (without the program name) and returns the exit
 /// status; output goes to the given writers so tests can capture it.
 fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let Some((cmd, rest)) = args.split_first() else {
-        let _ = write!(err, "{USAGE}");
-        return EXIT_USAGE;
-    };
-    let result = match cmd.as_str() {
-        "compare" => cmd_compare(rest, out, err),
-        "table" => cmd_table(rest, out),
-        "chart" => cmd_chart(rest, out),
-        "merge" => cmd_merge(rest, out, err),
-        "suites" => cmd_suites(rest, out),
-        "help" | "--help" | "-h" => {
-            let _ = write!(out, "{USAGE}");
-            Ok(0)
+    let cli = match Cli::try_parse_from(
+        std::iter::once("flashattn-report").chain(args.iter().map(String::as_str)),
+    ) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help goes to stdout with status 0; mistakes to stderr with status 2.
+            let text = e.render().to_string();
+            let _ = if e.use_stderr() {
+                writeln!(err, "{}", text.trim_end())
+            } else {
+                writeln!(out, "{}", text.trim_end())
+            };
+            return e.exit_code();
         }
-        other => Err(format!("unknown command '{other}'\n\n{USAGE}")),
     };
-    match result {
-        Ok(code) => code,
-        Err(msg) => {
-            let _ = writeln!(err, "flashattn-report: {msg}");
-            EXIT_USAGE
-        }
-    }
+    let result = match cli {
+        Cli::Compare(c) => c.run(out, err),
+        Cli::Table(t) => t.run(out),
+        Cli::Chart(c) => c.run(out),
+        Cli::Merge(m) => m.run(out, err),
+        Cli::Suites(s) => s.run(out),
+    };
+    result.unwrap_or_else(|msg| {
+        let _ = writeln!(err, "flashattn-report: {msg}");
+        EXIT_USAGE
+    })
 }
 
-fn read_report(path: &str) -> Result<Report, String> {
+fn read_report(path: &Path) -> Result<Report, String> {
     let mut r = Report::read(path).map_err(|e| e.to_string())?;
     r.fill_missing();
     Ok(r)
 }
 
-fn write_file(path: &str, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))
+fn write_file(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn cmd_compare(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, String> {
-    let p = parse(args, &["threshold", "alpha", "seed", "mode"], &[])?;
-    let [old_path, new_path] = p.positional.as_slice() else {
-        return Err("compare needs exactly two reports: OLD.json NEW.json".into());
-    };
-    let defaults = CompareOptions::default();
-    let opts = CompareOptions {
-        threshold: p.parse_opt("threshold", defaults.threshold)?,
-        alpha: p.parse_opt("alpha", defaults.alpha)?,
-        seed: p.parse_opt("seed", defaults.seed)?,
-        mode: p.get("mode").map(str::to_string),
-    };
-    if !(opts.threshold >= 0.0 && opts.alpha > 0.0 && opts.alpha < 1.0) {
-        return Err("need --threshold >= 0 and 0 < --alpha < 1".into());
-    }
-    let old = read_report(old_path)?;
-    let new = read_report(new_path)?;
-    if old.device.name != new.device.name {
-        let _ = writeln!(
-            err,
-            "warning: comparing different devices: '{}' vs '{}'",
-            old.device.name, new.device.name
-        );
-    }
-    let c = compare_reports(&old, &new, &opts);
-    write!(out, "{}", c.render_text()).map_err(|e| e.to_string())?;
-    Ok(c.exit_code())
-}
-
-fn cmd_table(args: &[String], out: &mut dyn Write) -> Result<i32, String> {
-    let p = parse(args, &["markdown", "csv"], &[])?;
-    let [path] = p.positional.as_slice() else {
-        return Err("table needs exactly one report".into());
-    };
-    let report = read_report(path)?;
-    let md = output::to_markdown(&report);
-    if let Some(md_path) = p.get("markdown") {
-        write_file(md_path, &md)?;
-    }
-    if let Some(csv_path) = p.get("csv") {
-        write_file(csv_path, &output::to_csv(&report))?;
-    }
-    if p.get("markdown").is_none() && p.get("csv").is_none() {
-        write!(out, "{md}").map_err(|e| e.to_string())?;
-    }
-    Ok(0)
-}
-
-fn cmd_chart(args: &[String], out: &mut dyn Write) -> Result<i32, String> {
-    let p = parse(args, &["head-dim", "out", "mode", "suite"], &[])?;
-    let [path] = p.positional.as_slice() else {
-        return Err("chart needs exactly one report".into());
-    };
-    let head_dim: usize = p
-        .get("head-dim")
-        .ok_or("chart needs --head-dim")?
-        .parse()
-        .map_err(|_| "invalid value for --head-dim")?;
-    let out_path = p.get("out").ok_or("chart needs --out FILE.svg")?;
-    let mut opts = ChartOptions::new(head_dim);
-    opts.mode = p.get("mode").map(str::to_string);
-    match p.get("suite") {
-        Some("any") => opts.suite = None,
-        Some(s) => opts.suite = Some(s.to_string()),
-        None => {}
-    }
-    let report = read_report(path)?;
-    let svg = output::svg_chart(&report, &opts)?;
-    write_file(out_path, &svg)?;
-    let _ = writeln!(out, "wrote {out_path}");
-    Ok(0)
-}
-
-fn cmd_merge(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, String> {
-    let p = parse(args, &["out"], &[])?;
-    let out_path = p.get("out").ok_or("merge needs --out OUT.json")?;
-    let (first, rest) = p
-        .positional
-        .split_first()
-        .ok_or("merge needs at least one report")?;
-    // Not fill_missing: merging must not invent fields the producers left out.
-    let mut merged = Report::read(first).map_err(|e| e.to_string())?;
-    for path in rest {
-        let next = Report::read(path).map_err(|e| e.to_string())?;
-        for note in merged.merge(next) {
-            let _ = writeln!(err, "note ({path}): {note}");
+impl Compare {
+    fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, String> {
+        let (old, new) = (read_report(&self.old)?, read_report(&self.new)?);
+        if old.device.name != new.device.name {
+            let (a, b) = (&old.device.name, &new.device.name);
+            let _ = writeln!(err, "warning: comparing different devices: '{a}' vs '{b}'");
         }
+        let opts = CompareOptions {
+            threshold: self.threshold,
+            alpha: self.alpha,
+            seed: self.seed,
+            mode: self.mode,
+        };
+        let c = compare_reports(&old, &new, &opts);
+        write!(out, "{}", c.render_text()).map_err(|e| e.to_string())?;
+        Ok(c.exit_code())
     }
-    merged.write(out_path).map_err(|e| e.to_string())?;
-    let _ = writeln!(out, "wrote {out_path} ({} results)", merged.results.len());
-    Ok(0)
 }
 
-fn cmd_suites(args: &[String], out: &mut dyn Write) -> Result<i32, String> {
-    let p = parse(args, &["suite"], &["json"])?;
-    if !p.positional.is_empty() {
-        return Err("suites takes no positional arguments".into());
-    }
-    let name = p.get("suite").unwrap_or("all");
-    let unknown = || format!("unknown suite '{name}' (expected seed, long, sweep or all)");
-    let text = if p.flag("json") {
-        suites::suites_json(name).ok_or_else(unknown)?
-    } else {
-        let entries = suites::suite_entries(name).ok_or_else(unknown)?;
-        let mut s = String::new();
-        for e in entries {
-            s.push_str(&format!("{:<6} {}\n", e.suite, e.shape.key()));
+impl Table {
+    fn run(self, out: &mut dyn Write) -> Result<i32, String> {
+        let report = read_report(&self.report)?;
+        let md = output::to_markdown(&report);
+        if let Some(path) = &self.markdown {
+            write_file(path, &md)?;
         }
-        s
-    };
-    write!(out, "{text}").map_err(|e| e.to_string())?;
-    Ok(0)
+        if let Some(path) = &self.csv {
+            write_file(path, &output::to_csv(&report))?;
+        }
+        if self.markdown.is_none() && self.csv.is_none() {
+            write!(out, "{md}").map_err(|e| e.to_string())?;
+        }
+        Ok(0)
+    }
+}
+
+impl Chart {
+    fn run(self, out: &mut dyn Write) -> Result<i32, String> {
+        let opts = ChartOptions {
+            mode: self.mode,
+            suite: (self.suite != "any").then_some(self.suite),
+            ..ChartOptions::new(self.head_dim)
+        };
+        let svg = output::svg_chart(&read_report(&self.report)?, &opts)?;
+        write_file(&self.out, &svg)?;
+        let _ = writeln!(out, "wrote {}", self.out.display());
+        Ok(0)
+    }
+}
+
+impl Merge {
+    fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, String> {
+        // Not fill_missing: merging must not invent fields the producers left out.
+        let read = |path: &PathBuf| Report::read(path).map_err(|e| e.to_string());
+        let mut merged = read(&self.reports[0])?;
+        for path in &self.reports[1..] {
+            for note in merged.merge(read(path)?) {
+                let _ = writeln!(err, "note ({}): {note}", path.display());
+            }
+        }
+        merged.write(&self.out).map_err(|e| e.to_string())?;
+        let (path, n) = (self.out.display(), merged.results.len());
+        let _ = writeln!(out, "wrote {path} ({n} results)");
+        Ok(0)
+    }
+}
+
+impl Suites {
+    fn run(self, out: &mut dyn Write) -> Result<i32, String> {
+        // The parser admits only known names.
+        let text = if self.json {
+            suites::suites_json(&self.suite).unwrap_or_default()
+        } else {
+            let entries = suites::suite_entries(&self.suite).unwrap_or_default();
+            let lines = entries
+                .iter()
+                .map(|e| format!("{:<6} {}\n", e.suite, e.shape.key()));
+            lines.collect()
+        };
+        write!(out, "{text}").map_err(|e| e.to_string())?;
+        Ok(0)
+    }
 }
 
 #[cfg(test)]
@@ -261,28 +260,9 @@ mod tests {
     use flashattn_bench::report::{BenchResult, Device, MODE_EVENTS, MODE_GRAPH};
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
-    use std::path::PathBuf;
 
-    struct TempDir(PathBuf);
-
-    impl TempDir {
-        fn new(tag: &str) -> Self {
-            let p =
-                std::env::temp_dir().join(format!("flashattn-report-{tag}-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&p);
-            std::fs::create_dir_all(&p).unwrap();
-            TempDir(p)
-        }
-
-        fn path(&self, name: &str) -> String {
-            self.0.join(name).to_string_lossy().into_owned()
-        }
-    }
-
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
+    fn path(dir: &tempfile::TempDir, name: &str) -> String {
+        dir.path().join(name).to_string_lossy().into_owned()
     }
 
     /// A synthetic report over the seed suite with ~4% uniform noise; 40
@@ -323,8 +303,8 @@ mod tests {
 
     #[test]
     fn compare_identical_is_unchanged_exit_0() {
-        let dir = TempDir::new("same");
-        let a = dir.path("a.json");
+        let dir = tempfile::tempdir().unwrap();
+        let a = path(&dir, "a.json");
         synthetic(1.0, 1).write(&a).unwrap();
         let (code, out, _) = run_capture(&["compare", &a, &a]);
         assert_eq!(code, 0, "{out}");
@@ -336,8 +316,8 @@ mod tests {
 
     #[test]
     fn compare_slower_is_regressed_exit_1() {
-        let dir = TempDir::new("slow");
-        let (a, b) = (dir.path("a.json"), dir.path("b.json"));
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (path(&dir, "a.json"), path(&dir, "b.json"));
         synthetic(1.0, 1).write(&a).unwrap();
         synthetic(1.1, 2).write(&b).unwrap();
         let (code, out, _) = run_capture(&["compare", &a, &b]);
@@ -353,8 +333,8 @@ mod tests {
 
     #[test]
     fn compare_faster_is_improved_exit_0() {
-        let dir = TempDir::new("fast");
-        let (a, b) = (dir.path("a.json"), dir.path("b.json"));
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (path(&dir, "a.json"), path(&dir, "b.json"));
         synthetic(1.0, 1).write(&a).unwrap();
         synthetic(0.9, 3).write(&b).unwrap();
         let (code, out, _) = run_capture(&["compare", &a, &b]);
@@ -364,8 +344,8 @@ mod tests {
 
     #[test]
     fn compare_reports_missing_counterparts() {
-        let dir = TempDir::new("missing");
-        let (a, b) = (dir.path("a.json"), dir.path("b.json"));
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (path(&dir, "a.json"), path(&dir, "b.json"));
         synthetic(1.0, 1).write(&a).unwrap();
         let mut new = synthetic(1.0, 4);
         new.results.truncate(15);
@@ -381,21 +361,46 @@ mod tests {
         assert_eq!(run_capture(&["frobnicate"]).0, EXIT_USAGE);
         let (code, _, err) = run_capture(&["compare", "only-one.json"]);
         assert_eq!(code, EXIT_USAGE);
-        assert!(err.contains("exactly two"));
+        assert!(
+            err.contains("required arguments were not provided"),
+            "{err}"
+        );
+        assert!(err.contains("<NEW>") && err.contains("Usage:"), "{err}");
         let (code, _, err) = run_capture(&["compare", "a", "b", "--bogus"]);
         assert_eq!(code, EXIT_USAGE);
-        assert!(err.contains("unknown option --bogus"));
+        assert!(err.contains("unexpected argument '--bogus'"), "{err}");
+        let (code, _, err) = run_capture(&["compare", "a", "b", "--alpha", "1.5"]);
+        assert_eq!(code, EXIT_USAGE);
+        assert!(err.contains("'1.5'") && err.contains("--alpha"), "{err}");
+        let (code, _, err) = run_capture(&["compare", "a", "b", "--mode", "grpah"]);
+        assert_eq!(code, EXIT_USAGE);
+        assert!(err.contains("'grpah'"), "{err}");
         let (code, _, err) =
             run_capture(&["compare", "/nonexistent/a.json", "/nonexistent/b.json"]);
         assert_eq!(code, EXIT_USAGE);
         assert!(err.contains("/nonexistent/a.json"), "{err}");
-        assert_eq!(run_capture(&["--help"]).0, 0);
+        let (code, help, _) = run_capture(&["--help"]);
+        assert_eq!(code, 0);
+        assert!(
+            help.contains("compare") && help.contains("suites"),
+            "{help}"
+        );
+        // Every option's help names its default.
+        let (code, help, _) = run_capture(&["compare", "--help"]);
+        assert_eq!(code, 0);
+        for default in ["[default: 0.03]", "[default: 0.05]", "[default: 24301]"] {
+            assert!(help.contains(default), "{help}");
+        }
     }
 
     #[test]
     fn table_merge_chart_and_suites() {
-        let dir = TempDir::new("misc");
-        let (a, b, m) = (dir.path("a.json"), dir.path("b.json"), dir.path("m.json"));
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, m) = (
+            path(&dir, "a.json"),
+            path(&dir, "b.json"),
+            path(&dir, "m.json"),
+        );
         synthetic(1.0, 1).write(&a).unwrap();
         let mut base = synthetic(1.2, 5);
         base.tool = "sdpa_baseline.py".into();
@@ -414,7 +419,7 @@ mod tests {
         assert_eq!(code, 0);
         assert!(out.contains("speedup flashattn"), "{out}");
         assert!(out.contains("1.20x"), "{out}");
-        let (md, csv) = (dir.path("t.md"), dir.path("t.csv"));
+        let (md, csv) = (path(&dir, "t.md"), path(&dir, "t.csv"));
         let (code, out, _) = run_capture(&["table", &m, "--markdown", &md, "--csv", &csv]);
         assert_eq!(code, 0);
         assert!(out.is_empty());
@@ -426,7 +431,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&csv).unwrap().lines().count(), 41);
 
         // The seed suite has no sweep results: a clear error, exit 2.
-        let svg = dir.path("c.svg");
+        let svg = path(&dir, "c.svg");
         let (code, _, err) = run_capture(&["chart", &m, "--head-dim", "64", "--out", &svg]);
         assert_eq!(code, EXIT_USAGE);
         assert!(err.contains("no results to chart"), "{err}");

@@ -1,0 +1,239 @@
+//! The generated C++: one instantiation file per (kernel, dtype, head dim), so that nvcc can
+//! compile them concurrently, and the registry `flashattn_configs.inc` that
+//! `cuda-src/api/flashattn_api.cu` includes, one entry per compiled configuration.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::tiles::{HopperTile, SM80_TILES, SM90_TILES, Tile};
+
+/// An element type as the C++ side names it.
+pub struct Dtype {
+    pub name: &'static str,
+    c_enum: &'static str,
+    c_type: &'static str,
+}
+
+pub const DTYPES: &[Dtype] = &[
+    Dtype {
+        name: "f16",
+        c_enum: "FLASHATTN_DTYPE_F16",
+        c_type: "__half",
+    },
+    Dtype {
+        name: "bf16",
+        c_enum: "FLASHATTN_DTYPE_BF16",
+        c_type: "__nv_bfloat16",
+    },
+];
+
+/// Which kernel family an instantiation file holds (they compile for different archs).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Kernel {
+    Portable,
+    Hopper,
+}
+
+impl Kernel {
+    /// Its folder under `cuda-src/`, which is also its namespace under `flashattn::` and the
+    /// prefix of its configuration names.
+    fn dir(self) -> &'static str {
+        match self {
+            Kernel::Portable => "sm80",
+            Kernel::Hopper => "sm90",
+        }
+    }
+
+    /// The macro of `flashattn_api.cu` that turns one configuration into a registry entry.
+    fn registry_macro(self) -> &'static str {
+        match self {
+            Kernel::Portable => "FLASHATTN_SM80_CONFIG",
+            Kernel::Hopper => "FLASHATTN_SM90_CONFIG",
+        }
+    }
+}
+
+/// A tile of either kernel, as far as the generated C++ is concerned.
+trait Config {
+    const KERNEL: Kernel;
+    fn head_dim(&self) -> u32;
+    /// The traits type's template arguments after (element type, head dim), in declaration
+    /// order; the registry macro takes the same arguments in the same order.
+    fn template_args(&self) -> Vec<u32>;
+    /// The part of the configuration's name after `{kernel}_{dtype}_d{head_dim}_`.
+    fn name_suffix(&self) -> String;
+    /// Registry macro arguments after the name.
+    fn registry_tail(&self) -> String;
+}
+
+impl Config for Tile {
+    const KERNEL: Kernel = Kernel::Portable;
+
+    fn head_dim(&self) -> u32 {
+        self.head_dim
+    }
+
+    fn template_args(&self) -> Vec<u32> {
+        let t = self;
+        vec![t.block_m, t.block_n, t.warps, t.stages, t.kv_splits]
+    }
+
+    fn name_suffix(&self) -> String {
+        let t = self;
+        let split = if t.kv_splits > 1 {
+            format!("kv{}", t.kv_splits)
+        } else {
+            String::new()
+        };
+        format!(
+            "m{}n{}w{}s{}{split}",
+            t.block_m, t.block_n, t.warps, t.stages
+        )
+    }
+
+    fn registry_tail(&self) -> String {
+        format!(", {}", self.is_default)
+    }
+}
+
+impl Config for HopperTile {
+    const KERNEL: Kernel = Kernel::Hopper;
+
+    fn head_dim(&self) -> u32 {
+        self.head_dim
+    }
+
+    fn template_args(&self) -> Vec<u32> {
+        vec![self.block_n, self.warpgroups, self.stages]
+    }
+
+    fn name_suffix(&self) -> String {
+        let t = self;
+        let (rows, warps) = (64 * t.warpgroups, 4 * t.warpgroups);
+        format!("m{rows}n{}w{warps}s{}", t.block_n, t.stages)
+    }
+
+    fn registry_tail(&self) -> String {
+        String::new()
+    }
+}
+
+/// A configuration's two appearances in the generated C++: its traits type (instantiated in
+/// its file) and its registry entry, whose macro rebuilds that type from the entry's
+/// arguments. Both come from one argument list, so their parameter order cannot drift apart.
+fn traits_and_entry<C: Config>(tile: &C, dtype: &Dtype, id: usize) -> (String, String) {
+    let hd = tile.head_dim();
+    let args: Vec<String> = tile.template_args().iter().map(u32::to_string).collect();
+    let args = args.join(", ");
+    let name = format!(
+        "{}_{}_d{hd}_{}",
+        C::KERNEL.dir(),
+        dtype.name,
+        tile.name_suffix()
+    );
+    let traits = format!("FwdTraits<{}, {hd}, {args}>", dtype.c_type);
+    let entry = format!(
+        "{}({id}, {}, {}, {hd}, {args}, \"{name}\"{})",
+        C::KERNEL.registry_macro(),
+        dtype.c_enum,
+        dtype.c_type,
+        tile.registry_tail()
+    );
+    (traits, entry)
+}
+
+/// Collects the registry while the instantiation files are written.
+struct Generator<'a> {
+    gen_dir: &'a Path,
+    registry: String,
+    /// The registry id of the next entry: its index in the registry.
+    next_id: usize,
+    files: Vec<(Kernel, PathBuf)>,
+}
+
+impl Generator<'_> {
+    /// Instantiation files and registry entries for `tiles`, per dtype and head dim; ids
+    /// continue from the entries already written.
+    fn kernel<C: Config>(&mut self, tiles: &[C], dtypes: &[&Dtype], head_dims: &[u32]) {
+        for dtype in dtypes {
+            for &hd in head_dims {
+                let mut traits = Vec::new();
+                for tile in tiles.iter().filter(|t| t.head_dim() == hd) {
+                    let (t, entry) = traits_and_entry(tile, dtype, self.next_id);
+                    self.next_id += 1;
+                    traits.push(t);
+                    writeln!(self.registry, "{entry}").unwrap();
+                }
+                if !traits.is_empty() {
+                    let file = write_unit(self.gen_dir, C::KERNEL, dtype, hd, &traits);
+                    self.files.push((C::KERNEL, file));
+                }
+            }
+        }
+    }
+}
+
+/// Write one instantiation file per (kernel, dtype, head dim) and the registry include; return
+/// the files to compile. Files are rewritten only when their text changes, so nvcc's outputs
+/// stay fresh for cargo's change tracking.
+pub fn generate_sources(
+    gen_dir: &Path,
+    head_dims: &[u32],
+    dtypes: &[&Dtype],
+    with_hopper: bool,
+    portable_min_cc: u32,
+) -> Vec<(Kernel, PathBuf)> {
+    // The portable kernels run from the oldest SASS target up (SASS runs on later minor
+    // versions of its major) and, through the embedded PTX, on anything newer.
+    let registry = format!(
+        "// Generated by crates/flashattn-sys/build/codegen.rs: one compiled configuration per line.\n\
+         #define FLASHATTN_PORTABLE_MIN_CC {portable_min_cc}\n"
+    );
+    let mut generator = Generator {
+        gen_dir,
+        registry,
+        next_id: 0,
+        files: Vec::new(),
+    };
+    generator.kernel(SM80_TILES, dtypes, head_dims);
+    if with_hopper {
+        generator.kernel(SM90_TILES, dtypes, head_dims);
+    }
+    write_if_changed(&gen_dir.join("flashattn_configs.inc"), &generator.registry);
+    generator.files
+}
+
+/// Write the instantiation file of `kernel` for (dtype, head dim): one explicit instantiation of
+/// its launcher per traits type.
+fn write_unit(
+    gen_dir: &Path,
+    kernel: Kernel,
+    dtype: &Dtype,
+    hd: u32,
+    traits: &[String],
+) -> PathBuf {
+    let dir = kernel.dir();
+    let mut unit = format!(
+        "// Generated by crates/flashattn-sys/build/codegen.rs: {dir} kernels for {} head_dim {hd}.\n\
+         #include \"{dir}/fwd_kernel.cuh\"\n\nnamespace flashattn::{dir} {{\n",
+        dtype.name
+    );
+    for t in traits {
+        writeln!(
+            unit,
+            "template FlashAttnStatus launch_fwd<{t}>(FlashAttnFwdParams *, cudaStream_t);"
+        )
+        .unwrap();
+    }
+    writeln!(unit, "}}  // namespace flashattn::{dir}").unwrap();
+    let path = gen_dir.join(format!("fwd_{dir}_{}_d{hd}.cu", dtype.name));
+    write_if_changed(&path, &unit);
+    path
+}
+
+fn write_if_changed(path: &Path, text: &str) {
+    if fs::read_to_string(path).ok().as_deref() != Some(text) {
+        fs::write(path, text).unwrap();
+    }
+}

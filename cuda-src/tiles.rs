@@ -1,0 +1,148 @@
+//! The kernel configurations that get compiled: one line per tile. This is the file to edit
+//! when adding or retiring a configuration; the build script (crates/flashattn-sys/build/)
+//! turns every line into an explicit template instantiation and a registry entry.
+
+/// Head dims the kernels are written for; each needs at least one [`SM80_TILES`] line.
+pub const ALL_HEAD_DIMS: &[u32] = &[32, 64, 96, 128, 256];
+
+/// One tile configuration of the portable (sm_80+) kernel, compiled for every dtype.
+pub struct Tile {
+    pub head_dim: u32,
+    pub block_m: u32,
+    pub block_n: u32,
+    pub warps: u32,
+    pub stages: u32,
+    /// Warp groups that split the key range inside the CTA (1: none).
+    pub kv_splits: u32,
+    /// The configuration used when the caller names none (one per head dim).
+    pub is_default: bool,
+}
+
+const fn tile(
+    head_dim: u32,
+    block_m: u32,
+    block_n: u32,
+    warps: u32,
+    stages: u32,
+    is_default: bool,
+) -> Tile {
+    Tile {
+        head_dim,
+        block_m,
+        block_n,
+        warps,
+        stages,
+        kv_splits: 1,
+        is_default,
+    }
+}
+
+/// A tile whose `kv_splits` warp groups each take every `kv_splits`-th key tile.
+const fn split_tile(
+    head_dim: u32,
+    block_m: u32,
+    block_n: u32,
+    warps: u32,
+    stages: u32,
+    kv_splits: u32,
+) -> Tile {
+    Tile {
+        kv_splits,
+        ..tile(head_dim, block_m, block_n, warps, stages, false)
+    }
+}
+
+/// Every configuration that gets compiled. Why each one exists:
+/// - 128-row tiles with 4 warps (two m16 slices per warp) are FlashAttention-2's shape: K/V
+///   shared-memory reads are amortised over 32 rows per warp.
+/// - 64-row tiles fill the GPU when batch x heads x seqlen is small (the S=512 family), and
+///   keep head dim 256 inside the register file.
+/// - 8-warp 128-row tiles trade shared-memory bandwidth for half the registers per thread.
+/// - 2-stage K/V ring: the next tile's copy overlaps all of this tile's math; 1 stage is the
+///   split schedule (V under Q.K^T, next K under softmax and P.V) for when smem is tight.
+/// - Split-KV tiles (`kv` suffix) put 2-4 warp groups on one Q tile, each walking its share
+///   of the keys: for short sequences (S=512 at small batch x heads) the plain tiles leave
+///   most SMs or most warp slots idle, and these finish the key loop in 1/kv of the steps
+///   with no second launch and no global workspace. One K/V buffer per group (stage 1) keeps
+///   shared memory low enough for two or three CTAs per SM; two-stage split tiles measured
+///   slower and spilled under the 128-register cap.
+/// - The one-warp d64 tile is deliberately slow: the benchmark gate's negative control.
+pub const SM80_TILES: &[Tile] = &[
+    tile(32, 128, 64, 4, 2, true),
+    tile(32, 64, 64, 4, 2, false),
+    tile(64, 128, 64, 4, 2, true),
+    tile(64, 128, 128, 4, 1, false),
+    tile(64, 128, 128, 4, 2, false),
+    tile(64, 128, 64, 8, 2, false),
+    tile(64, 128, 128, 8, 2, false),
+    tile(64, 64, 64, 4, 2, false),
+    tile(64, 64, 64, 4, 1, false),
+    tile(64, 64, 128, 4, 2, false),
+    tile(64, 64, 128, 4, 1, false),
+    tile(64, 16, 64, 1, 2, false),
+    split_tile(64, 32, 64, 8, 1, 4),
+    split_tile(64, 64, 64, 8, 1, 2),
+    split_tile(64, 64, 64, 16, 1, 4),
+    tile(96, 128, 64, 4, 2, true),
+    tile(96, 64, 64, 4, 2, false),
+    // 128-row 4-warp tiles sit at the 255-register edge for d128 (ptxas spills ~90 bytes);
+    // the 8-warp tile of the same shape has no spills but twice the smem reads per FLOP.
+    tile(128, 128, 64, 4, 2, true),
+    tile(128, 128, 64, 4, 1, false),
+    tile(128, 128, 64, 8, 2, false),
+    tile(128, 128, 32, 4, 1, false),
+    tile(128, 64, 64, 4, 2, false),
+    tile(128, 64, 128, 4, 2, false),
+    split_tile(128, 32, 64, 8, 1, 4),
+    tile(256, 64, 64, 4, 1, true),
+    tile(256, 64, 64, 4, 2, false),
+    tile(256, 64, 32, 4, 2, false),
+    tile(256, 128, 64, 8, 1, false),
+];
+
+/// One tile configuration of the Hopper (sm_90a) kernel: `warpgroups` x 64 query rows.
+pub struct HopperTile {
+    pub head_dim: u32,
+    pub block_n: u32,
+    pub warpgroups: u32,
+    pub stages: u32,
+}
+
+const fn hopper_tile(head_dim: u32, block_n: u32, warpgroups: u32, stages: u32) -> HopperTile {
+    HopperTile {
+        head_dim,
+        block_n,
+        warpgroups,
+        stages,
+    }
+}
+
+/// Every Hopper configuration, compiled only when `90a` is among the target archs. Why each:
+/// - one-warpgroup CTAs (64 rows) fill the GPU at short sequences and put two or three CTAs on
+///   an SM, so one CTA's softmax runs under another's MMAs;
+/// - two-warpgroup CTAs (128 rows) share each K/V tile between two warpgroups, halving the K/V
+///   copies per query row for long sequences;
+/// - 128-key tiles halve the loop trips and barriers, 64-key tiles halve shared memory (more
+///   CTAs per SM);
+/// - three buffers select the overlapped schedule (the next tile's Q.K^T under this tile's
+///   softmax).
+///
+/// Split-KV tiles like the portable kernel's were tried (two warpgroups on one 64-row block,
+/// alternate key tiles, merged through shared memory) and were slower on every seed shape, so
+/// the short shapes' time is not the chain of key iterations; they are not compiled.
+pub const SM90_TILES: &[HopperTile] = &[
+    hopper_tile(64, 64, 1, 2),
+    hopper_tile(64, 64, 1, 3),
+    hopper_tile(64, 128, 1, 2),
+    hopper_tile(64, 128, 1, 3),
+    hopper_tile(64, 64, 2, 2),
+    hopper_tile(64, 128, 2, 2),
+    hopper_tile(128, 64, 1, 2),
+    hopper_tile(128, 64, 2, 2),
+    hopper_tile(128, 128, 2, 2),
+    // Head dim 256: 128 O accumulators per thread leave room for 64 keys of S only (one CTA
+    // per SM, no spills); P.V runs as two N = 128 halves.
+    hopper_tile(256, 64, 1, 2),
+    hopper_tile(256, 64, 1, 3),
+    hopper_tile(256, 64, 2, 2),
+];
