@@ -24,7 +24,7 @@ struct ConfigEntry {
     bool is_default;  // the built-in choice for its (dtype, head dim) when no config is named
 };
 
-// Rows come from the tables in crates/flashattn-sys/build.rs, filtered by the build's
+// Rows come from the tables in cuda-src/tiles.rs (written out by crates/flashattn-sys/build/), filtered by the build's
 // FLASHATTN_HEAD_DIMS / FLASHATTN_DTYPES / FLASHATTN_CUDA_ARCHS, one macro call per line.
 // Portable kernel: SASS for every target arch plus PTX of the newest, so it runs from the oldest
 // target (FLASHATTN_PORTABLE_MIN_CC, defined by the generated file) to any newer GPU.

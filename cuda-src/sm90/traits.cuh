@@ -1,5 +1,5 @@
 // Compile-time configuration of the Hopper (sm_90a) forward kernel. One FwdTraits instantiation
-// is one entry of the config table (crates/flashattn-sys/build.rs, SM90_TILES); the kernel body
+// is one entry of the config table (cuda-src/tiles.rs, SM90_TILES); the kernel body
 // lives in fwd_kernel.cuh and is compiled only for sm_90a.
 #pragma once
 

@@ -73,9 +73,11 @@ impl Gpu {
         })
     }
 
-    /// Compute capability, major * 10 + minor (0 if the driver cannot say).
-    pub fn compute_capability(&self) -> u32 {
-        flashattn::compute_capability(&self.ctx).unwrap_or(0)
+    /// What the launch layer knows of this device: the configurations it can run are those
+    /// built for its compute capability that fit its shared memory (after any
+    /// `FLASHATTN_MAX_SMEM_PER_BLOCK` cap).
+    pub fn facts(&self) -> Result<std::sync::Arc<flashattn::DeviceFacts>, flashattn::Error> {
+        flashattn::device_facts(&self.ctx)
     }
 
     /// The device description for a report.
@@ -341,12 +343,11 @@ pub fn dtype_of(shape: &Shape) -> DType {
     }
 }
 
-/// Compiled configurations that can run `shape` on a device of compute capability `cc`
-/// (major * 10 + minor).
-pub fn configs_for(shape: &Shape, cc: u32) -> Vec<&'static KernelConfig> {
+/// Compiled configurations that can run `shape` on `device`.
+pub fn configs_for(shape: &Shape, device: &flashattn::DeviceFacts) -> Vec<&'static KernelConfig> {
     let dtype = dtype_of(shape);
     flashattn::kernel_configs()
         .iter()
-        .filter(|c| c.dtype == dtype && c.head_dim == shape.head_dim && c.runs_on(cc))
+        .filter(|c| c.dtype == dtype && c.head_dim == shape.head_dim && device.can_run(c))
         .collect()
 }

@@ -108,9 +108,10 @@ fn entries(suites: &SuiteArgs) -> Vec<SuiteShape> {
     suites_entries(&suites.suites).expect("the parser accepts only suite names")
 }
 
-fn open_gpu() -> Option<Gpu> {
-    match Gpu::open(0) {
-        Ok(g) => Some(g),
+/// The GPU and the launch layer's facts about it (which configurations it can run).
+fn open_gpu() -> Option<(Gpu, flashattn::DeviceFacts)> {
+    match Gpu::open(0).and_then(|g| Ok((g.facts()?.as_ref().clone(), g))) {
+        Ok((facts, g)) => Some((g, facts)),
         Err(e) => {
             println!("no usable GPU: {e}");
             None
@@ -125,7 +126,9 @@ fn run(args: &RunArgs) -> i32 {
         modes: args.modes.clone(),
         ..Protocol::default()
     };
-    let Some(gpu) = open_gpu() else { return 2 };
+    let Some((gpu, facts)) = open_gpu() else {
+        return 2;
+    };
 
     let mut report = Report::new(TOOL_RUST, gpu.device());
     let command_line: Vec<String> = std::env::args().skip(1).collect();
@@ -142,7 +145,7 @@ fn run(args: &RunArgs) -> i32 {
             "auto" => vec![(KernelChoice::Auto, "flashattn".to_string())],
             "all" => std::iter::once((KernelChoice::Auto, "flashattn".to_string()))
                 .chain(
-                    configs_for(&e.shape, gpu.compute_capability())
+                    configs_for(&e.shape, &facts)
                         .into_iter()
                         .map(|c| (KernelChoice::Id(c.id), format!("flashattn[{}]", c.name))),
                 )
@@ -317,7 +320,9 @@ fn tune(args: &TuneArgs) -> i32 {
         ..Protocol::default()
     };
     let out = &args.out;
-    let Some(gpu) = open_gpu() else { return 2 };
+    let Some((gpu, facts)) = open_gpu() else {
+        return 2;
+    };
     let device = gpu.device().name;
     let mut lines = vec![
         format!("# flashattn dispatch table for {device}"),
@@ -326,7 +331,7 @@ fn tune(args: &TuneArgs) -> i32 {
     let mut failed = false;
     for (i, e) in entries.iter().enumerate() {
         let mut best: Option<(String, f64)> = None;
-        for c in configs_for(&e.shape, gpu.compute_capability()) {
+        for c in configs_for(&e.shape, &facts) {
             if !correct_on_slice(&e.shape, c) {
                 println!(
                     "[{}/{}] {} {}: FAILED correctness, skipped",
