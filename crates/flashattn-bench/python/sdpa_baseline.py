@@ -75,7 +75,24 @@ def shape_key(shape):
     k = "{} B{} H{}/{} S{}x{} D{}".format(
         shape["dtype"], shape["batch"], shape["heads_q"], shape["heads_kv"],
         shape["seqlen_q"], shape["seqlen_k"], shape["head_dim"])
-    return k + " causal" if shape["causal"] else k
+    if shape["causal"]:
+        k += " causal"
+    mods = shape.get("mods", {})
+    if "window_left" in mods or "window_right" in mods:
+        side = lambda w: "inf" if w is None else str(w)
+        k += " window{}/{}".format(side(mods.get("window_left")), side(mods.get("window_right")))
+    if "softcap" in mods:
+        k += " softcap{}".format(mods["softcap"])
+    if mods.get("alibi"):
+        k += " alibi"
+    if mods.get("sinks"):
+        k += " sinks"
+    return k
+
+
+def alibi_slopes(heads):
+    """The geometric ALiBi slopes the suites use (src/report.rs ScoreMods::alibi_slope)."""
+    return [2.0 ** (-8.0 * (h + 1) / heads) for h in range(heads)]
 
 
 def make_result(suite, shape, implementation, mode, samples_ms=None, error=None):
@@ -128,7 +145,9 @@ def self_test():
     assert cold_set_count(s512, 50 << 20, 1 << 20) == 2
     assert cold_set_count(sh("bf16", 2, 16, 8192, 128, False), 50 << 20, 80 << 30) == 2
     shapes = load_shapes(os.path.join(HERE, "suites.json"))
-    assert len(shapes) == 26 and len({shape_key(s) for _, s in shapes}) == 26
+    assert len(shapes) == 54 and len({shape_key(s) for _, s in shapes}) == 54
+    w = dict(sh("bf16", 2, 16, 8192, 128, True), mods={"window_left": 1024})
+    assert shape_key(w) == "bf16 B2 H16/16 S8192x8192 D128 causal window1024/inf"
     print("self-test passed")
 
 
@@ -224,14 +243,48 @@ def make_inputs(torch, shape, device):
     return q, k, v
 
 
-def make_sdpa(shape):
+def explicit_mask(torch, shape, device, dtype):
+    """The shape's window and ALiBi as one additive SDPA mask [1 or H, Sq, Sk]
+    (0 where visible, -inf where masked, plus the ALiBi bias), or None."""
+    mods = shape.get("mods", {})
+    windowed = "window_left" in mods or "window_right" in mods
+    if not (windowed or mods.get("alibi")):
+        return None
+    sq, sk = shape["seqlen_q"], shape["seqlen_k"]
+    diag = sk - sq
+    rel = (torch.arange(sk, device=device)[None, :] - torch.arange(sq, device=device)[:, None]) - diag
+    visible = torch.ones(sq, sk, dtype=torch.bool, device=device)
+    left, right = mods.get("window_left"), mods.get("window_right")
+    if shape["causal"]:
+        right = 0
+    if left is not None:
+        visible &= rel >= -left
+    if right is not None:
+        visible &= rel <= right
+    mask = torch.zeros(sq, sk, dtype=torch.float32, device=device).masked_fill(~visible, float("-inf"))[None]
+    if mods.get("alibi"):
+        slopes = torch.tensor(alibi_slopes(shape["heads_q"]), device=device)[:, None, None]
+        mask = mask - slopes * rel.abs()[None].float()
+    return mask.to(dtype)
+
+
+def make_sdpa(torch, shape, device):
     """An SDPA call with the shape's masking and head grouping baked in."""
     import torch.nn.functional as F
 
     kwargs = {}
+    mods = shape.get("mods", {})
+    if "softcap" in mods or mods.get("sinks"):
+        def unsupported(q, k, v):
+            raise NotImplementedError("SDPA has no equivalent of softcap or attention sinks")
+        return unsupported
     if shape["heads_q"] != shape["heads_kv"]:
         kwargs["enable_gqa"] = True
-    if shape["causal"]:
+    dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[shape["dtype"]]
+    mask = explicit_mask(torch, shape, device, dtype)
+    if mask is not None:
+        kwargs["attn_mask"] = mask
+    elif shape["causal"]:
         if shape["seqlen_q"] == shape["seqlen_k"]:
             # PyTorch's is_causal is top-left aligned, which is the same as our
             # bottom-right convention when the lengths match.
@@ -336,7 +389,13 @@ def run_shape(torch, args, suite, shape, device, l2_bytes):
             for mode in args.modes:
                 results.append(make_result(suite, shape, BACKENDS[name][0], mode, error=error_text(e)))
         return results
-    call = make_sdpa(shape)
+    try:
+        call = make_sdpa(torch, shape, device)
+    except Exception as e:  # an explicit mask that does not fit in memory
+        for name in args.backends:
+            for mode in args.modes:
+                results.append(make_result(suite, shape, BACKENDS[name][0], mode, error=error_text(e)))
+        return results
 
     for name in args.backends:
         impl, member = BACKENDS[name]

@@ -134,6 +134,12 @@ impl Gpu {
         choice: KernelChoice,
         cold: bool,
     ) -> Result<Workload, flashattn::Error> {
+        if !shape.mods.is_plain() {
+            // Never time the plain kernel under a modified shape's name.
+            return Err(flashattn::Error::Dispatch(
+                "windows and score modifiers are not wired into this benchmark yet".into(),
+            ));
+        }
         let q_len = shape.batch * shape.seqlen_q * shape.heads_q * shape.head_dim;
         let kv_len = shape.batch * shape.seqlen_k * shape.heads_kv * shape.head_dim;
         let set_bytes = (2 * q_len + 2 * kv_len) * 2;

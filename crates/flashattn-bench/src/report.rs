@@ -122,6 +122,49 @@ pub struct Shape {
     /// Causal masking, bottom-right aligned: key `j` is visible to query `i`
     /// iff `j <= i + seqlen_k - seqlen_q`.
     pub causal: bool,
+    /// Windows and score modifiers (absent from the JSON when all are off, so
+    /// reports written before they existed read unchanged).
+    #[serde(default, skip_serializing_if = "ScoreMods::is_plain")]
+    pub mods: ScoreMods,
+}
+
+/// The masks and score modifiers of a benchmark shape beyond `causal`. Values
+/// are fixed by the suite so that every producer builds the same problem:
+/// ALiBi slopes are the usual geometric ones (`2^(-8 (h + 1) / H)` for head
+/// `h` of `H`), sinks are 0.5 for every head.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ScoreMods {
+    /// Keys more than this far left of the diagonal are masked (`None`: unbounded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_left: Option<usize>,
+    /// Keys more than this far right of the diagonal are masked (`None`: unbounded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_right: Option<usize>,
+    /// `logits = softcap * tanh(scale * q.k / softcap)` (a whole number; `None`: off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub softcap: Option<u32>,
+    /// ALiBi bias with the geometric slopes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub alibi: bool,
+    /// An attention sink of logit 0.5 per head.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sinks: bool,
+}
+
+impl ScoreMods {
+    /// No window and no modifier.
+    pub fn is_plain(&self) -> bool {
+        *self == ScoreMods::default()
+    }
+
+    /// The ALiBi slope of head `h` of `heads` (the geometric sequence of the
+    /// ALiBi paper for a power-of-two head count).
+    pub fn alibi_slope(h: usize, heads: usize) -> f32 {
+        2f32.powf(-8.0 * (h + 1) as f32 / heads as f32)
+    }
+
+    /// The sink logit every head gets.
+    pub const SINK: f32 = 0.5;
 }
 
 impl Shape {
@@ -143,7 +186,13 @@ impl Shape {
             seqlen_k: seqlen,
             head_dim,
             causal,
+            mods: ScoreMods::default(),
         }
+    }
+
+    /// The same shape with these modifiers.
+    pub fn with_mods(self, mods: ScoreMods) -> Shape {
+        Shape { mods, ..self }
     }
 
     /// Stable, human-readable identity used to match results across reports,
@@ -162,14 +211,48 @@ impl Shape {
         if self.causal {
             k.push_str(" causal");
         }
+        let m = &self.mods;
+        if m.window_left.is_some() || m.window_right.is_some() {
+            let side = |w: Option<usize>| w.map_or("inf".to_string(), |w| w.to_string());
+            k.push_str(&format!(
+                " window{}/{}",
+                side(m.window_left),
+                side(m.window_right)
+            ));
+        }
+        if let Some(c) = m.softcap {
+            k.push_str(&format!(" softcap{c}"));
+        }
+        if m.alibi {
+            k.push_str(" alibi");
+        }
+        if m.sinks {
+            k.push_str(" sinks");
+        }
         k
     }
 
     /// Number of (query, key) pairs that take part in attention, per batch
     /// element and head: `Sq * Sk` without masking; with the bottom-right
-    /// causal mask, exactly the pairs with `j <= i + Sk - Sq`.
+    /// causal mask, exactly the pairs with `j <= i + Sk - Sq`; with a window,
+    /// the pairs inside it (useful work: masked tiles are not counted).
     pub fn allowed_pairs(&self) -> u64 {
         let (sq, sk) = (self.seqlen_q as u64, self.seqlen_k as u64);
+        let (left, right) = (self.mods.window_left, self.mods.window_right);
+        if left.is_some() || right.is_some() {
+            // Row i sees keys i + diag - left ..= i + diag + right (right = 0 when causal),
+            // clipped to the sequence: one row at a time, as windows break the closed form.
+            let diag = sk as i64 - sq as i64;
+            let right = if self.causal { Some(0) } else { right };
+            return (0..sq as i64)
+                .map(|i| {
+                    let lo = left.map_or(0, |l| (i + diag - l as i64).max(0));
+                    let hi =
+                        right.map_or(sk as i64 - 1, |r| (i + diag + r as i64).min(sk as i64 - 1));
+                    (hi - lo + 1).max(0) as u64
+                })
+                .sum();
+        }
         if !self.causal {
             return sq * sk;
         }

@@ -11,12 +11,15 @@
 //! * `sweep` — sequence length from 512 to 16384 at a constant 16384 tokens
 //!   per call (batch = 16384 / seqlen), so the charts isolate the effect of
 //!   sequence length from that of total work.
+//! * `masks` — the windows and score modifiers on long shapes: a causal
+//!   sliding window of 1024 keys beside full causal attention, and softcap,
+//!   ALiBi and sinks each on the bf16 `long` shapes they are compared with.
 
-use crate::report::Shape;
+use crate::report::{ScoreMods, Shape};
 use serde::{Deserialize, Serialize};
 
 /// Names accepted by [`suite`], in the order `all` concatenates them.
-pub const SUITE_NAMES: [&str; 3] = ["seed", "long", "sweep"];
+pub const SUITE_NAMES: [&str; 4] = ["seed", "long", "sweep", "masks"];
 
 /// Tokens per call held constant across the `sweep` suite.
 pub const SWEEP_TOKENS: usize = 16384;
@@ -41,7 +44,41 @@ fn long() -> Vec<Shape> {
         bf16(2, 16, 8192, 128, true),
         bf16(1, 16, 16384, 128, false),
         bf16(2, 8, 8192, 256, false),
+        // fp16 beside bf16, and grouped-query attention (32 query heads on 8 KV heads).
+        Shape::self_attention("f16", 4, 32, 4096, 64, false),
+        Shape::self_attention("f16", 2, 16, 8192, 128, false),
+        Shape {
+            heads_kv: 8,
+            ..bf16(2, 32, 8192, 128, true)
+        },
     ]
+}
+
+fn masks() -> Vec<Shape> {
+    let window = ScoreMods {
+        window_left: Some(1024),
+        ..ScoreMods::default()
+    };
+    let mut v = vec![Shape::self_attention("bf16", 2, 16, 8192, 128, true).with_mods(window)];
+    for mods in [
+        ScoreMods {
+            softcap: Some(30),
+            ..ScoreMods::default()
+        },
+        ScoreMods {
+            alibi: true,
+            ..ScoreMods::default()
+        },
+        ScoreMods {
+            sinks: true,
+            ..ScoreMods::default()
+        },
+    ] {
+        for shape in long().into_iter().filter(|s| s.dtype == "bf16") {
+            v.push(shape.with_mods(mods.clone()));
+        }
+    }
+    v
 }
 
 fn sweep() -> Vec<Shape> {
@@ -75,6 +112,7 @@ pub fn suite(name: &str) -> Option<Vec<Shape>> {
         "seed" => Some(seed()),
         "long" => Some(long()),
         "sweep" => Some(sweep()),
+        "masks" => Some(masks()),
         "all" => Some(suite_entries("all")?.into_iter().map(|e| e.shape).collect()),
         _ => None,
     }
@@ -119,6 +157,7 @@ pub fn suites_entries(names: &[impl AsRef<str>]) -> Option<Vec<SuiteShape>> {
             let shapes = match n {
                 "seed" => seed(),
                 "long" => long(),
+                "masks" => masks(),
                 _ => sweep(),
             };
             for shape in shapes {
@@ -160,18 +199,20 @@ mod tests {
     #[test]
     fn suite_sizes() {
         assert_eq!(suite("seed").unwrap().len(), 10);
-        assert_eq!(suite("long").unwrap().len(), 7);
+        assert_eq!(suite("long").unwrap().len(), 10);
         assert_eq!(suite("sweep").unwrap().len(), 12);
+        // The window beside 3 modifiers x 8 bf16 long shapes.
+        assert_eq!(suite("masks").unwrap().len(), 25);
         // Three D=128 shapes are in both `long` and `sweep`.
-        assert_eq!(suite("all").unwrap().len(), 26);
+        assert_eq!(suite("all").unwrap().len(), 54);
         assert!(suite("nope").is_none());
         let entries = suite_entries("all").unwrap();
-        assert_eq!(entries.len(), 26);
+        assert_eq!(entries.len(), 54);
         assert_eq!(entries.iter().filter(|e| e.suite == "sweep").count(), 9);
         assert_eq!(suite_entries("sweep").unwrap().len(), 12);
         // A shape shared by two named suites runs once, under the first.
         let long_then_sweep = suites_entries(&["long", "sweep"]).unwrap();
-        assert_eq!(long_then_sweep.len(), 16);
+        assert_eq!(long_then_sweep.len(), 19);
         assert_eq!(suites_entries(&["sweep", "all"]).unwrap()[0].suite, "sweep");
         assert!(suites_entries(&["seed", "nope"]).is_none());
     }
@@ -189,6 +230,26 @@ mod tests {
         );
         assert_eq!(s.iter().filter(|x| x.causal).count(), 5);
         assert_eq!(s[9].key(), "f16 B8 H16/16 S512x512 D64 causal");
+    }
+
+    #[test]
+    fn masks_suite_names_its_modifiers() {
+        let m = suite("masks").unwrap();
+        assert_eq!(
+            m[0].key(),
+            "bf16 B2 H16/16 S8192x8192 D128 causal window1024/inf"
+        );
+        // A causal 1024-key window: every row sees min(i + 1, 1025) keys.
+        let expected: u64 = (0..8192u64).map(|i| (i + 1).min(1025)).sum();
+        assert_eq!(m[0].allowed_pairs(), expected);
+        assert!(m.iter().any(|s| s.key().ends_with(" softcap30")));
+        assert!(
+            m.iter()
+                .any(|s| s.key() == "bf16 B2 H32/8 S8192x8192 D128 causal alibi")
+        );
+        // Plain shapes serialise without the field, so old reports and new agree.
+        let plain = serde_json::to_string(&suite("seed").unwrap()[0]).unwrap();
+        assert!(!plain.contains("mods"));
     }
 
     #[test]

@@ -456,7 +456,7 @@ mod tests {
             (tune.suites.suites.as_slice(), tune.iters),
             (&["all".to_string()][..], 5)
         );
-        assert_eq!(entries(&tune.suites).len(), 26);
+        assert_eq!(entries(&tune.suites).len(), 54);
         let help = Cli::command()
             .find_subcommand_mut("run")
             .unwrap()
