@@ -34,8 +34,9 @@ for line in sys.stdin:
     print("packed test", name)
 ' "$dist"
 cargo build --release --workspace --bins
+target_dir=${CARGO_TARGET_DIR:-target}
 for b in flashattn-selftest flashattn-fuzz flashattn-bench flashattn-report; do
-    if [ -x "target/release/$b" ]; then cp "target/release/$b" "$dist/bin/"; echo "packed bin $b"; fi
+    if [ -x "$target_dir/release/$b" ]; then cp "$target_dir/release/$b" "$dist/bin/"; echo "packed bin $b"; fi
 done
 strip "$dist"/bin/* 2>/dev/null || true
 cp crates/flashattn-bench/python/*.py "$dist/" 2>/dev/null || true

@@ -17,15 +17,21 @@ pub const SMEM_CAP_VARIABLE: &str = "FLASHATTN_MAX_SMEM_PER_BLOCK";
 
 /// True when the NVIDIA driver library (libcuda) can be loaded on this machine.
 ///
-/// Asked of the dynamic loader directly, under the names cudarc tries, because the application
-/// picks cudarc's linking mode: with `dynamic-linking` (candle's choice) cudarc has no presence
-/// check, and a process that started already has libcuda mapped, so the open succeeds.
+/// Asked of the dynamic loader directly because the application picks cudarc's linking mode:
+/// with `dynamic-linking` (candle's choice) cudarc has neither its presence check nor its list
+/// of library names, and a process that started already has libcuda mapped, so the open
+/// succeeds. The names are the driver's own: the versioned soname the driver installs, the
+/// development link, and the Windows DLL.
 pub fn driver_available() -> bool {
-    ["cuda", "nvcuda"]
+    const NAMES: &[&str] = if cfg!(windows) {
+        &["nvcuda.dll"]
+    } else {
+        &["libcuda.so.1", "libcuda.so"]
+    };
+    NAMES
         .iter()
-        .flat_map(|name| cudarc::get_lib_name_candidates(name))
         // SAFETY: libcuda's initialisers have no preconditions; the handle is closed at once.
-        .any(|file| unsafe { libloading::Library::new(file) }.is_ok())
+        .any(|&name| unsafe { libloading::Library::new(name) }.is_ok())
 }
 
 /// Refuse devices older than sm_80 (the kernels use mma.sync m16n8k16, ldmatrix, cp.async).
