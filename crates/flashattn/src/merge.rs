@@ -99,8 +99,12 @@ pub fn validate_merge(
     let dims = [batch, seqlen, heads];
     let elem = dtype.size_bytes() as u128;
     let lse_required = (batch * heads) as u128 * seqlen as u128;
-    let mut spans = Vec::with_capacity(6);
-    for (o_name, lse_name, s) in [("o_a", "lse_a", a), ("o_b", "lse_b", b), ("o", "lse", out)] {
+    // (name, first byte, one past the last, strides of an O tensor): no allocation per launch.
+    let mut spans = [("", 0u128, 0u128, None::<Strides>); 6];
+    for (k, (o_name, lse_name, s)) in [("o_a", "lse_a", a), ("o_b", "lse_b", b), ("o", "lse", out)]
+        .into_iter()
+        .enumerate()
+    {
         check_alignment(o_name, &s.o, elem as u64)?;
         let required = required_len(s.o.strides, dims, head_dim)?;
         if (s.o.len as u128) < required {
@@ -123,18 +127,18 @@ pub fn validate_merge(
                 detail: format!("address {:#x} is not 4-byte aligned", s.lse),
             });
         }
-        spans.push((
+        spans[2 * k] = (
             o_name,
             s.o.ptr as u128,
             s.o.ptr as u128 + required * elem,
             Some(s.o.strides),
-        ));
-        spans.push((
+        );
+        spans[2 * k + 1] = (
             lse_name,
             s.lse as u128,
             s.lse as u128 + lse_required * 4,
             None,
-        ));
+        );
     }
     check_output_does_not_self_overlap(out.o.strides, dims, head_dim)?;
     // The outputs are the last two spans; each may coincide exactly with its input counterpart.
