@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU host, from the checkout root, over what scripts/gpu-pack.sh packed.
-# Steps (default: all): tests sanitizer fuzz bench. Full logs go to $OUT (default ./gpu-out);
-# a short table is printed last.
+# Steps (default: all): tests sanitizer fuzz bench; also candle (scripts/candle-gpu-pack.sh packs it).
+# Full logs go to $OUT (default ./gpu-out); a short table is printed last.
 #
 #   scripts/gpu-run.sh tests sanitizer
 set -uo pipefail
@@ -71,6 +71,32 @@ for step in $steps; do
         "$bin/flashattn-bench" ${BENCH_ARGS:-run --suite seed,long} --out "$final/bench.json" > "$out/bench.log" 2>&1
         note "bench: rc=$?"; tail -40 "$out/bench.log" | tee -a "$summary"
       fi ;;
+    candle)
+      # flashattn-candle (scripts/candle-gpu-pack.sh): GPU tests and the llama_attention example.
+      # They link libcuda and candle's CUDA libraries dynamically: the driver's libcuda from the
+      # system path, cuBLAS/cuRAND/NVRTC/cudart 13 from PyTorch's wheels (TORCH_SITE overrides).
+      cbin=dist/candle/bin
+      [ -d "$cbin" ] || { [ -f dist/candle.tar.gz ] && tar -xzf dist/candle.tar.gz -C dist; }
+      site=${TORCH_SITE:-$(ls -d /opt/torch/.venv/lib/python3*/site-packages 2>/dev/null | head -1)}
+      clibs=$(ls -d "$site"/nvidia/*/lib 2>/dev/null | tr '\n' ':')
+      (
+        export LD_LIBRARY_PATH="$clibs${LD_LIBRARY_PATH:-}"
+        ldd "$cbin/llama_attention" | grep -E 'cuda|cublas|curand|nvrtc' > "$out/candle-ldd.txt" 2>&1
+        grep -q 'not found' "$out/candle-ldd.txt" && note "candle: missing libraries: $(grep 'not found' "$out/candle-ldd.txt" | tr -s ' \n' ' ')"
+        start=$SECONDS
+        "$cbin/flashattn-candle--gpu" --include-ignored --nocapture --test-threads=1 > "$out/candle-tests.log" 2>&1
+        note "candle tests: rc=$? $(grep -E '^test result' "$out/candle-tests.log" | tail -1) ($((SECONDS - start))s)"
+        grep -E '^(worst|misaligned|offset|backward)' "$out/candle-tests.log" | sed 's/^/    /' | tee -a "$summary"
+        grep -E 'FAILED|panicked' "$out/candle-tests.log" | head -10 | sed 's/^/    /' | tee -a "$summary"
+        i=0
+        for args in "${CANDLE_EXAMPLE_ARGS:---seq 4096 --heads 32 --head-dim 128 --dtype bf16}" \
+                    "--seq 4096 --heads 32 --kv-heads 8 --head-dim 128 --dtype bf16"; do
+          i=$((i + 1))
+          "$cbin/llama_attention" $args > "$out/candle-example-$i.log" 2>&1
+          note "candle example ($args): rc=$?"
+          sed 's/^/    /' "$out/candle-example-$i.log" | tail -8 | tee -a "$summary"
+        done
+      ) ;;
     selftest)
       "$bin/flashattn-selftest" 2>&1 | tee "$out/selftest.log" | tee -a "$summary" ;;
   esac

@@ -2,6 +2,8 @@
 # The whole test suite on a machine without a GPU (what CI runs): installs the CUDA toolkit
 # and libclang if missing, builds every crate (kernels included), runs every test. GPU tests
 # are reported as ignored here; on a GPU host add `-- --include-ignored` or use gpu-run.sh.
+# Then scripts/test-candle.sh: the candle crate (about 25 min more on a clean machine, most of it
+# candle-kernels' nvcc; see docs/build.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
@@ -9,4 +11,8 @@ start=$(date +%s)
 cargo build --workspace --all-targets --locked
 cargo test --workspace --locked --no-fail-fast "$@"
 scripts/docs-check.sh
+# crates/flashattn-candle is a workspace of its own (candle's `cuda` feature must not reach the
+# crates above): its build, CPU tests and the candle + flashattn co-build check.
+# FLASHATTN_SKIP_CANDLE=1 leaves it out.
+if [ "${FLASHATTN_SKIP_CANDLE:-0}" != 1 ]; then scripts/test-candle.sh; fi
 echo "test.sh: done in $(( $(date +%s) - start )) s"

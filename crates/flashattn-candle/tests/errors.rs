@@ -1,0 +1,167 @@
+//! CPU tests: every way a call is refused comes back as a candle error (never a panic), with a
+//! message that names the problem; and the unfused baseline the GPU tests compare with is
+//! itself right, checked against the f64 reference on the CPU.
+
+use candle_core::{DType, Device, Tensor};
+use flashattn_candle::{flash_attn, flash_attn_with_lse, plain_attention};
+use flashattn_ref::{Problem, Strides, TensorRef};
+
+fn zeros(shape: &[usize], dtype: DType) -> Tensor {
+    Tensor::zeros(shape, dtype, &Device::Cpu).unwrap()
+}
+
+/// Both entry points refuse the call, and the message contains `needle`.
+fn refused(q: &Tensor, k: &Tensor, v: &Tensor, scale: f32, needle: &str) {
+    let e = flash_attn(q, k, v, scale, false).expect_err("flash_attn accepted the call");
+    let text = e.to_string();
+    assert!(text.contains(needle), "expected '{needle}' in: {text}");
+    assert!(text.starts_with("flashattn: "), "{text}");
+    let e = flash_attn_with_lse(q, k, v, scale, true).expect_err("flash_attn_with_lse accepted");
+    assert!(e.to_string().contains(needle), "{e}");
+}
+
+const S: f32 = 0.125;
+
+#[test]
+fn cpu_tensors_are_refused_with_a_pointer_to_cuda() {
+    let q = zeros(&[1, 4, 2, 64], DType::BF16);
+    refused(&q, &q, &q, S, "CUDA devices only");
+}
+
+#[test]
+fn other_dtypes_are_refused() {
+    for dt in [DType::F32, DType::F64, DType::U8, DType::I64] {
+        let q = zeros(&[1, 4, 2, 64], dt);
+        refused(&q, &q, &q, S, "f16 or bf16");
+    }
+    let q = zeros(&[1, 4, 2, 64], DType::BF16);
+    let k = zeros(&[1, 4, 2, 64], DType::F16);
+    refused(&q, &k, &q, S, "k has dtype F16 but q has BF16");
+    refused(&q, &q, &k, S, "v has dtype F16 but q has BF16");
+}
+
+#[test]
+fn wrong_ranks_and_disagreeing_shapes_are_refused() {
+    let t = |s: &[usize]| zeros(s, DType::F16);
+    let q = t(&[1, 4, 4, 64]);
+    refused(&t(&[4, 4, 64]), &q, &q, S, "rank 4");
+    refused(&q, &t(&[1, 1, 4, 4, 64]), &q, S, "rank 4");
+    // k and v differ.
+    refused(
+        &q,
+        &t(&[1, 5, 4, 64]),
+        &t(&[1, 6, 4, 64]),
+        S,
+        "must be equal",
+    );
+    // Batch or head dim differ between q and k/v.
+    refused(&q, &t(&[2, 4, 4, 64]), &t(&[2, 4, 4, 64]), S, "must agree");
+    refused(&q, &t(&[1, 4, 4, 32]), &t(&[1, 4, 4, 32]), S, "must agree");
+    // GQA: 4 query heads over 3 KV heads.
+    refused(
+        &q,
+        &t(&[1, 4, 3, 64]),
+        &t(&[1, 4, 3, 64]),
+        S,
+        "not a multiple",
+    );
+    // Zero sizes.
+    let e = t(&[1, 0, 4, 64]);
+    refused(&e, &q, &q, S, "seqlen_q is 0");
+    refused(&q, &e, &e, S, "seqlen_k is 0");
+}
+
+#[test]
+fn a_head_dim_without_kernels_is_refused() {
+    for d in [40, 8, 512] {
+        let q = zeros(&[1, 4, 2, d], DType::BF16);
+        refused(&q, &q, &q, S, &format!("head_dim {d} has no kernel"));
+    }
+}
+
+#[test]
+fn a_non_contiguous_head_dim_is_refused_and_contiguous_is_the_fix() {
+    // [b, s, d, h] storage viewed as [b, s, h, d]: head_dim has stride h.
+    let q = zeros(&[1, 4, 64, 2], DType::BF16).transpose(2, 3).unwrap();
+    let k = zeros(&[1, 4, 2, 64], DType::BF16);
+    let e = flash_attn(&q, &k, &k, S, false).unwrap_err().to_string();
+    assert!(
+        e.contains("not contiguous") && e.contains(".contiguous()"),
+        "{e}"
+    );
+    refused(&k, &q, &k, S, "k has strides");
+    refused(&k, &k, &q, S, "v has strides");
+    // After the copy the caller asked for, only the device stands in the way here.
+    let fixed = q.contiguous().unwrap();
+    refused(&fixed, &k, &k, S, "CUDA devices only");
+    // Views the kernels take as they are get past the layout checks: [b, h, s, d] storage
+    // transposed, and rows narrowed out of a longer buffer.
+    let heads_first = zeros(&[1, 2, 4, 64], DType::BF16).transpose(1, 2).unwrap();
+    refused(&heads_first, &k, &k, S, "CUDA devices only");
+    let narrowed = zeros(&[1, 9, 2, 64], DType::BF16).narrow(1, 3, 4).unwrap();
+    refused(&narrowed, &k, &k, S, "CUDA devices only");
+}
+
+#[test]
+fn bad_scales_are_refused() {
+    let q = zeros(&[1, 4, 2, 64], DType::F16);
+    for s in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+        refused(&q, &q, &q, s, "softmax_scale");
+    }
+}
+
+#[test]
+fn probing_for_a_gpu_without_one_is_an_error_not_a_panic() {
+    // Here the stub libcuda from scripts/setup.sh answers every call with
+    // CUDA_ERROR_STUB_LIBRARY; on a GPU host the device opens.
+    match Device::new_cuda(0) {
+        Ok(_) => eprintln!("a CUDA device is present"),
+        Err(e) => eprintln!("no CUDA device: {e}"),
+    }
+}
+
+/// The baseline of the GPU tests, checked on the CPU in f32 against the f64 reference, with
+/// GQA, Sq != Sk and causal rows that see no key.
+#[test]
+fn plain_attention_matches_the_reference_on_the_cpu() {
+    let mut seed = 0x9e3779b97f4a7c15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 11) as f32 / (1u64 << 53) as f32 * 4.0 - 2.0
+    };
+    for &(b, sq, sk, hq, hkv, d, causal) in &[
+        (1, 7, 7, 2, 2, 32, false),
+        (2, 9, 5, 4, 2, 16, true), // Sq > Sk: the first four rows see no key
+        (1, 5, 13, 6, 1, 8, true),
+        (2, 3, 11, 4, 4, 24, false),
+    ] {
+        let mut make = |s: usize, h: usize| -> (Vec<f32>, Tensor) {
+            let data: Vec<f32> = (0..b * s * h * d).map(|_| next()).collect();
+            let t = Tensor::from_vec(data.clone(), (b, s, h, d), &Device::Cpu).unwrap();
+            (data, t)
+        };
+        let (qd, q) = make(sq, hq);
+        let (kd, k) = make(sk, hkv);
+        let (vd, v) = make(sk, hkv);
+        let p = Problem::new(b, sq, sk, hq, hkv, d, causal);
+        let got = plain_attention(&q, &k, &v, p.softmax_scale, causal).unwrap();
+        assert_eq!(got.dims(), &[b, sq, hq, d]);
+        let got: Vec<f64> = got
+            .flatten_all()
+            .unwrap()
+            .to_vec1::<f32>()
+            .unwrap()
+            .into_iter()
+            .map(f64::from)
+            .collect();
+        let tq = TensorRef::new(&qd, Strides::bshd(sq, hq, d));
+        let tk = TensorRef::new(&kd, Strides::bshd(sk, hkv, d));
+        let tv = TensorRef::new(&vd, Strides::bshd(sk, hkv, d));
+        let reference = flashattn_ref::reference(&p, tq, tk, tv);
+        let naive = flashattn_ref::naive_same_precision(&p, tq, tk, tv);
+        let c = flashattn_ref::check(&p, &got, None, &reference, &naive);
+        assert!(c.pass, "{p:?}: {c}");
+    }
+}

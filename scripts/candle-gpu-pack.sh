@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Build flashattn-candle's GPU test binary and the llama_attention example here (no GPU needed),
+# release and stripped, into dist/candle/ and dist/candle.tar.gz, for `scripts/gpu-run.sh
+# candle` on a GPU host. Kernels for sm_90a only (the lent H100; FLASHATTN_CUDA_ARCHS overrides),
+# candle-kernels for compute capability 90 (CUDA_COMPUTE_CAP overrides).
+#
+#   scripts/candle-gpu-pack.sh     # then carry dist/candle.tar.gz beside dist/gpu.tar.gz
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export FLASHATTN_SETUP_CANDLE=1
+export FLASHATTN_CUDA_ARCHS="${FLASHATTN_CUDA_ARCHS:-90a}"
+source scripts/setup.sh
+manifest=crates/flashattn-candle/Cargo.toml
+# The main workspace's target/ (as crates/flashattn-candle/.cargo/config.toml says for a cargo
+# run inside that folder): flashattn-sys's kernels are built once for both.
+export CARGO_TARGET_DIR="$PWD/target"
+dist=dist/candle
+rm -rf "$dist" dist/candle.tar.gz
+mkdir -p "$dist/bin"
+start=$(date +%s)
+
+cargo test --release --manifest-path "$manifest" --locked -p flashattn-candle --test gpu --no-run \
+    --message-format=json 2>/dev/null \
+  | python3 -c '
+import json, shutil, sys
+for line in sys.stdin:
+    try: m = json.loads(line)
+    except ValueError: continue
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "gpu":
+        shutil.copy(m["executable"], sys.argv[1] + "/bin/flashattn-candle--gpu")
+        print("packed test flashattn-candle--gpu")
+' "$dist"
+cargo build --release --manifest-path "$manifest" --locked -p flashattn-candle --example llama_attention
+cp target/release/examples/llama_attention "$dist/bin/"
+echo "packed example llama_attention"
+strip "$dist"/bin/* 2>/dev/null || true
+git rev-parse --short HEAD > "$dist/COMMIT" 2>/dev/null || echo unknown > "$dist/COMMIT"
+echo "$FLASHATTN_CUDA_ARCHS (candle-kernels: $CUDA_COMPUTE_CAP)" > "$dist/ARCHS"
+tar -czf dist/candle.tar.gz -C dist candle
+echo "packed $(ls "$dist/bin" | wc -l) executables, $(du -sh "$dist" | cut -f1) ($(du -sh dist/candle.tar.gz | cut -f1) as dist/candle.tar.gz), in $(( $(date +%s) - start )) s"
