@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # Build flashattn-candle's GPU test binary and the llama_attention example here (no GPU needed),
-# release and stripped, into dist/candle/ and dist/candle.tar.gz, for `scripts/gpu-run.sh
+# optimised and stripped, into dist/candle/ and dist/candle.tar.gz, for `scripts/gpu-run.sh
 # candle` on a GPU host. Kernels for sm_90a only (the lent H100; FLASHATTN_CUDA_ARCHS overrides),
 # candle-kernels for compute capability 90 (CUDA_COMPUTE_CAP overrides).
 #
 #   scripts/candle-gpu-pack.sh     # then carry dist/candle.tar.gz beside dist/gpu.tar.gz
+#
+# Profile: the dev profile with opt-level 3 for the crates on the timed path (candle, its gemm,
+# cudarc, half, flashattn). Cargo runs a build script again for every profile whose opt-level
+# it sees, so a release build would repeat candle-kernels' 12-18 minute nvcc build that
+# scripts/test-candle.sh has already done in target/debug; candle-kernels keeps the dev profile
+# and its PTX is the same either way (its nvcc flags do not follow the profile).
+# CANDLE_PACK_PROFILE=release builds in the release profile instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export FLASHATTN_SETUP_CANDLE=1
@@ -18,8 +25,16 @@ dist=dist/candle
 rm -rf "$dist" dist/candle.tar.gz
 mkdir -p "$dist/bin"
 start=$(date +%s)
+if [ "${CANDLE_PACK_PROFILE:-dev}" = release ]; then
+  profile=(--release); profile_dir=release
+else
+  profile=(); profile_dir=debug
+  for p in candle-core candle-nn gemm gemm-common gemm-f16 gemm-f32 half cudarc flashattn flashattn-sys flashattn-candle; do
+    profile+=(--config "profile.dev.package.$p.opt-level=3" --config "profile.dev.package.$p.debug-assertions=false")
+  done
+fi
 
-cargo test --release --manifest-path "$manifest" --locked -p flashattn-candle --test gpu --no-run \
+cargo test "${profile[@]}" --manifest-path "$manifest" --locked -p flashattn-candle --test gpu --no-run \
     --message-format=json 2>/dev/null \
   | python3 -c '
 import json, shutil, sys
@@ -30,8 +45,8 @@ for line in sys.stdin:
         shutil.copy(m["executable"], sys.argv[1] + "/bin/flashattn-candle--gpu")
         print("packed test flashattn-candle--gpu")
 ' "$dist"
-cargo build --release --manifest-path "$manifest" --locked -p flashattn-candle --example llama_attention
-cp target/release/examples/llama_attention "$dist/bin/"
+cargo build "${profile[@]}" --manifest-path "$manifest" --locked -p flashattn-candle --example llama_attention
+cp "target/$profile_dir/examples/llama_attention" "$dist/bin/"
 echo "packed example llama_attention"
 strip "$dist"/bin/* 2>/dev/null || true
 git rev-parse --short HEAD > "$dist/COMMIT" 2>/dev/null || echo unknown > "$dist/COMMIT"

@@ -11,9 +11,7 @@
 //! cargo run --release --example llama_attention -- --seq 512 --kv-heads 8 --steps 5
 //! ```
 //!
-//! Flags: --batch N (1), --seq N (4096), --heads N (32), --kv-heads N (= heads), --head-dim N
-//! (128), --dtype bf16|f16 (bf16), --steps N (20), --warmup N (3), --check-heads N (4; 0 skips
-//! the CPU check), --seed N (0).
+//! `--help` lists the flags and their defaults.
 
 use std::time::Instant;
 
@@ -21,73 +19,53 @@ use candle_core::{D, DType, Device, Module, Result, Tensor};
 use candle_nn::Linear;
 use flashattn_ref::{ATOL, Element, Problem, Strides, TensorRef};
 
+/// A LLaMA-style attention layer with candle's plain attention and with flashattn.
+#[derive(clap::Parser)]
+#[command(name = "llama_attention")]
 struct Args {
+    #[arg(long, default_value_t = 1)]
     batch: usize,
+    #[arg(long, default_value_t = 4096)]
     seq: usize,
+    /// Query heads.
+    #[arg(long, default_value_t = 32)]
     heads: usize,
-    kv_heads: usize,
+    /// Key/value heads (GQA when fewer than --heads); default: --heads.
+    #[arg(long)]
+    kv_heads: Option<usize>,
+    #[arg(long, default_value_t = 128)]
     head_dim: usize,
-    dtype: DType,
-    steps: usize,
+    #[arg(long, value_enum, default_value_t = Precision::Bf16)]
+    dtype: Precision,
+    /// Timed steps.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
+    steps: u64,
+    #[arg(long, default_value_t = 3)]
     warmup: usize,
+    /// Query heads checked against the f64 CPU reference (0 skips the check).
+    #[arg(long, default_value_t = 4)]
     check_heads: usize,
+    #[arg(long, default_value_t = 0)]
     seed: u64,
 }
 
-fn parse_args() -> std::result::Result<Args, String> {
-    let mut a = Args {
-        batch: 1,
-        seq: 4096,
-        heads: 32,
-        kv_heads: 0,
-        head_dim: 128,
-        dtype: DType::BF16,
-        steps: 20,
-        warmup: 3,
-        check_heads: 4,
-        seed: 0,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
-        let num = |v: String| v.parse::<u64>().map_err(|e| format!("{flag} {v}: {e}"));
-        match flag.as_str() {
-            "--batch" => a.batch = num(value()?)? as usize,
-            "--seq" => a.seq = num(value()?)? as usize,
-            "--heads" => a.heads = num(value()?)? as usize,
-            "--kv-heads" => a.kv_heads = num(value()?)? as usize,
-            "--head-dim" => a.head_dim = num(value()?)? as usize,
-            "--steps" => a.steps = num(value()?)?.max(1) as usize,
-            "--warmup" => a.warmup = num(value()?)? as usize,
-            "--check-heads" => a.check_heads = num(value()?)? as usize,
-            "--seed" => a.seed = num(value()?)?,
-            "--dtype" => {
-                a.dtype = match value()?.as_str() {
-                    "bf16" => DType::BF16,
-                    "f16" => DType::F16,
-                    other => return Err(format!("--dtype {other}: bf16 or f16")),
-                }
-            }
-            "-h" | "--help" => {
-                return Err(
-                    "flags: --batch --seq --heads --kv-heads --head-dim --dtype bf16|f16 \
-                            --steps --warmup --check-heads --seed"
-                        .into(),
-                );
-            }
-            other => return Err(format!("unknown flag {other} (--help)")),
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Precision {
+    Bf16,
+    F16,
+}
+
+impl Args {
+    fn kv_heads(&self) -> usize {
+        self.kv_heads.unwrap_or(self.heads)
+    }
+
+    fn dtype(&self) -> DType {
+        match self.dtype {
+            Precision::Bf16 => DType::BF16,
+            Precision::F16 => DType::F16,
         }
     }
-    if a.kv_heads == 0 {
-        a.kv_heads = a.heads;
-    }
-    if a.heads % a.kv_heads != 0 {
-        return Err(format!(
-            "--heads {} is not a multiple of --kv-heads {}",
-            a.heads, a.kv_heads
-        ));
-    }
-    Ok(a)
 }
 
 /// The layer's weights and rotary tables.
@@ -106,11 +84,11 @@ struct Layer {
 impl Layer {
     fn new(a: &Args, dev: &Device) -> Result<Self> {
         let hidden = a.heads * a.head_dim;
-        let kv = a.kv_heads * a.head_dim;
+        let kv = a.kv_heads() * a.head_dim;
         // Scaled so that activations stay of order one through the projections.
         let w = |out: usize, inp: usize| -> Result<Linear> {
             let std = 1.0 / (inp as f32).sqrt();
-            let w = Tensor::randn(0f32, std, (out, inp), dev)?.to_dtype(a.dtype)?;
+            let w = Tensor::randn(0f32, std, (out, inp), dev)?.to_dtype(a.dtype())?;
             Ok(Linear::new(w, None))
         };
         // LLaMA's rotary embedding: theta 10000, position p rotates pair i by p / theta^(2i/d).
@@ -128,10 +106,10 @@ impl Layer {
             wk: w(kv, hidden)?,
             wv: w(kv, hidden)?,
             wo: w(hidden, hidden)?,
-            cos: angles.cos()?.to_dtype(a.dtype)?,
-            sin: angles.sin()?.to_dtype(a.dtype)?,
+            cos: angles.cos()?.to_dtype(a.dtype())?,
+            sin: angles.sin()?.to_dtype(a.dtype())?,
             heads: a.heads,
-            kv_heads: a.kv_heads,
+            kv_heads: a.kv_heads(),
             head_dim: a.head_dim,
         })
     }
@@ -283,18 +261,24 @@ fn check_heads<E: Element + candle_core::WithDType>(
 }
 
 fn main() -> Result<()> {
-    let a = match parse_args() {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("llama_attention: {e}");
-            std::process::exit(2);
-        }
-    };
+    let a = <Args as clap::Parser>::parse();
+    if a.kv_heads() == 0 || a.heads % a.kv_heads() != 0 {
+        <Args as clap::CommandFactory>::command()
+            .error(
+                clap::error::ErrorKind::ValueValidation,
+                format!(
+                    "--heads {} is not a multiple of --kv-heads {}",
+                    a.heads,
+                    a.kv_heads()
+                ),
+            )
+            .exit();
+    }
     let dev = Device::new_cuda(0)?;
     dev.set_seed(a.seed)?;
     let layer = Layer::new(&a, &dev)?;
     let hidden = a.heads * a.head_dim;
-    let x = Tensor::randn(0f32, 1.0, (a.batch, a.seq, hidden), &dev)?.to_dtype(a.dtype)?;
+    let x = Tensor::randn(0f32, 1.0, (a.batch, a.seq, hidden), &dev)?.to_dtype(a.dtype())?;
     // Causal mask as candle-transformers builds it: 1 where key j > query i.
     let mask: Vec<u8> = (0..a.seq)
         .flat_map(|i| (0..a.seq).map(move |j| u8::from(j > i)))
@@ -302,7 +286,12 @@ fn main() -> Result<()> {
     let mask = Tensor::from_slice(&mask, (a.seq, a.seq), &dev)?;
     println!(
         "llama attention layer: batch {}, seq {}, hidden {hidden}, heads {} (kv {}), head_dim {}, {:?}, causal",
-        a.batch, a.seq, a.heads, a.kv_heads, a.head_dim, a.dtype
+        a.batch,
+        a.seq,
+        a.heads,
+        a.kv_heads(),
+        a.head_dim,
+        a.dtype()
     );
 
     let (q, k, v) = layer.qkv(&x)?;
@@ -311,17 +300,17 @@ fn main() -> Result<()> {
     let layer_plain = layer.wo.forward(&plain)?;
     let layer_flash = layer.wo.forward(&flash)?;
 
-    let t_core_plain = time_ms(&dev, a.warmup, a.steps, || {
+    let t_core_plain = time_ms(&dev, a.warmup, a.steps as usize, || {
         layer.attention_plain(&q, &k, &v, &mask)
     })?;
-    let t_core_flash = time_ms(&dev, a.warmup, a.steps, || {
+    let t_core_flash = time_ms(&dev, a.warmup, a.steps as usize, || {
         layer.attention_flash(&q, &k, &v)
     })?;
-    let t_layer_plain = time_ms(&dev, a.warmup, a.steps, || {
+    let t_layer_plain = time_ms(&dev, a.warmup, a.steps as usize, || {
         let (q, k, v) = layer.qkv(&x)?;
         layer.wo.forward(&layer.attention_plain(&q, &k, &v, &mask)?)
     })?;
-    let t_layer_flash = time_ms(&dev, a.warmup, a.steps, || {
+    let t_layer_flash = time_ms(&dev, a.warmup, a.steps as usize, || {
         let (q, k, v) = layer.qkv(&x)?;
         layer.wo.forward(&layer.attention_flash(&q, &k, &v)?)
     })?;
@@ -342,12 +331,12 @@ fn main() -> Result<()> {
     );
 
     let mut ok = true;
-    let group = a.heads / a.kv_heads;
+    let group = a.heads / a.kv_heads();
     if a.check_heads > 0 {
         // Whole GQA groups, so that the checked query heads read whole KV heads.
         let n = a.check_heads.div_ceil(group).max(1) * group;
         let n = n.min(a.heads);
-        let (text, pass) = match a.dtype {
+        let (text, pass) = match a.dtype() {
             DType::F16 => check_heads::<half::f16>(n, (&q, &k, &v), &flash, &plain, group)?,
             _ => check_heads::<half::bf16>(n, (&q, &k, &v), &flash, &plain, group)?,
         };
@@ -358,9 +347,9 @@ fn main() -> Result<()> {
         "RESULT seq={} heads={} kv_heads={} head_dim={} dtype={:?} attention_ms plain={t_core_plain:.3} flash={t_core_flash:.3} speedup={:.2} layer_ms plain={t_layer_plain:.3} flash={t_layer_flash:.3} speedup={:.2} max_diff={d_core:.3e} rule={}",
         a.seq,
         a.heads,
-        a.kv_heads,
+        a.kv_heads(),
         a.head_dim,
-        a.dtype,
+        a.dtype(),
         t_core_plain / t_core_flash,
         t_layer_plain / t_layer_flash,
         if a.check_heads == 0 {
