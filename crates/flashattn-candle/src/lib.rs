@@ -23,8 +23,10 @@
 //! `[batch, heads, seq, head_dim]` tensors viewed through `.transpose(1, 2)`, narrowed (offset)
 //! views and broadcast (stride 0) dimensions. A layout the kernels cannot take (`head_dim` not
 //! contiguous, or a start or stride that breaks the kernels' 16-byte vector loads) is an error
-//! that says so; this crate never copies behind the caller's back, so call `.contiguous()` where
-//! a copy is wanted.
+//! that says so; this crate never copies behind the caller's back. `.contiguous()` fixes a
+//! strided view; a view starting at an element offset that is not a multiple of 8 (16 bytes)
+//! needs `.force_contiguous()`, since candle's `.contiguous()` returns a view that is already
+//! contiguous unchanged, offset and all.
 //!
 //! The output is a new contiguous `[batch, seqlen_q, heads_q, head_dim]` tensor of q's dtype;
 //! the LSE (natural-log log-sum-exp of each query row's scaled scores) a contiguous f32
@@ -224,6 +226,7 @@ impl FlashAttnOp {
         let sizes = check_shapes(qd, kd, vd)?;
         for (name, t) in [("q", q), ("k", k), ("v", v)] {
             strides_of(name, t.dims(), t.stride())?;
+            check_start(name, t.layout().start_offset())?;
         }
         check_head_dim(dtype, sizes.head_dim)?;
         if !(softmax_scale.is_finite() && softmax_scale > 0.0) {
@@ -480,6 +483,19 @@ fn strides_of(name: &str, dims: &[usize], stride: &[usize]) -> Result<Strides> {
         row: i(stride[1])?,
         head: i(stride[2])?,
     })
+}
+
+/// The kernels load rows as 16-byte vectors, so a view must start on a 16-byte boundary of its
+/// buffer (candle allocates buffers at least that aligned): 8 elements of f16/bf16.
+fn check_start(name: &str, start: usize) -> Result<()> {
+    if start % 8 != 0 {
+        return Err(msg(format!(
+            "{name} starts at element {start} of its buffer, not a multiple of 8 (16 bytes), as \
+             the kernels' vector loads need; .force_contiguous() makes an aligned copy (.contiguous() \
+             returns a contiguous view unchanged)"
+        )));
+    }
+    Ok(())
 }
 
 fn check_head_dim(dtype: DType, head_dim: usize) -> Result<()> {

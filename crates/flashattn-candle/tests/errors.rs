@@ -103,6 +103,28 @@ fn a_non_contiguous_head_dim_is_refused_and_contiguous_is_the_fix() {
 }
 
 #[test]
+fn a_start_offset_off_the_16_byte_grid_is_refused_and_force_contiguous_is_the_fix() {
+    let k = zeros(&[1, 4, 2, 64], DType::F16);
+    // A contiguous view 3 elements into its buffer: .contiguous() keeps it as it is, offset and all.
+    let flat = zeros(&[4 * 2 * 64 + 3], DType::F16);
+    let q = flat
+        .narrow(0, 3, 4 * 2 * 64)
+        .unwrap()
+        .reshape((1, 4, 2, 64))
+        .unwrap();
+    refused(&q, &k, &k, S, "starts at element 3");
+    refused(&q.contiguous().unwrap(), &k, &k, S, ".force_contiguous()");
+    refused(&k, &k, &q, S, "v starts at element 3");
+    refused(
+        &q.force_contiguous().unwrap(),
+        &k,
+        &k,
+        S,
+        "CUDA devices only",
+    );
+}
+
+#[test]
 fn bad_scales_are_refused() {
     let q = zeros(&[1, 4, 2, 64], DType::F16);
     for s in [0.0, -1.0, f32::NAN, f32::INFINITY] {
