@@ -139,6 +139,61 @@ typedef struct FlashAttnMergeParams {
 
 FlashAttnStatus flashattn_merge_states(FlashAttnMergeParams *params, void *stream);
 
+/*
+ * Decode: a few query rows per sequence (seqlen_q small: generation, speculative decoding)
+ * against a KV cache that is contiguous or paged. Q and O are [batch, seqlen_q, heads_q,
+ * head_dim]. The cache is either
+ *   contiguous (block_table NULL): K, V [batch, seqlen_k, heads_kv, head_dim], strides as above;
+ *   paged: K, V [num_pages, page_size, heads_kv, head_dim] (the batch strides step pages), and
+ *     block_table int32 [batch, block_table_batch_stride >= ceil(seqlen_k / page_size)]: page of
+ *     key j of sequence b is block_table[b * block_table_batch_stride + j / page_size]. A page
+ *     number outside [0, num_pages) is never dereferenced: its keys are skipped.
+ * seqlens_k (int32 [batch], may be NULL) gives the keys present per sequence (clamped to
+ * [0, seqlen_k]); NULL means seqlen_k for all. Causal is bottom-right per sequence.
+ * The key range is split into num_splits parts (one CTA each) whose partial results go to the
+ * f32 workspace (flashattn_decode_workspace_floats) and are merged by a second kernel; with
+ * num_splits = 1 no workspace is used. Compiled for every target arch (no arch-specific code).
+ */
+typedef struct FlashAttnDecodeParams {
+    const void *q;
+    const void *k;
+    const void *v;
+    void *o;
+    float *lse; /* [batch, heads_q, seqlen_q] contiguous, natural log; may be NULL */
+    const int32_t *block_table; /* NULL: contiguous cache */
+    const int32_t *seqlens_k;   /* may be NULL */
+    float *workspace;           /* f32; may be NULL when num_splits == 1 */
+
+    int64_t q_batch_stride, q_row_stride, q_head_stride;
+    int64_t k_batch_stride, k_row_stride, k_head_stride;
+    int64_t v_batch_stride, v_row_stride, v_head_stride;
+    int64_t o_batch_stride, o_row_stride, o_head_stride;
+    int64_t block_table_batch_stride;
+
+    int32_t batch;
+    int32_t seqlen_q;
+    int32_t seqlen_k; /* the most keys of any sequence */
+    int32_t heads_q;
+    int32_t heads_kv;
+    int32_t head_dim;
+    int32_t page_size; /* paged: a multiple of 16 */
+    int32_t num_pages; /* paged: pages in K and V */
+    int32_t num_splits;
+
+    float softmax_scale;
+    int32_t causal;
+    FlashAttnDtype dtype;
+
+    /* Out: the cudaError_t behind FLASHATTN_STATUS_CUDA_ERROR, else 0. */
+    int32_t cuda_error;
+} FlashAttnDecodeParams;
+
+/* f32 elements of workspace a decode call with these sizes and num_splits needs. */
+int64_t flashattn_decode_workspace_floats(int32_t batch, int32_t seqlen_q, int32_t heads_q, int32_t head_dim,
+                                          int32_t num_splits);
+
+FlashAttnStatus flashattn_decode(FlashAttnDecodeParams *params, void *stream);
+
 /* Static strings; never NULL. */
 const char *flashattn_status_string(FlashAttnStatus status);
 const char *flashattn_cuda_error_string(int32_t cuda_error);

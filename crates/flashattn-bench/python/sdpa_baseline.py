@@ -87,6 +87,11 @@ def shape_key(shape):
         k += " alibi"
     if mods.get("sinks"):
         k += " sinks"
+    # Decode shapes: the baselines read the contiguous cache whatever ours is paged as.
+    if shape.get("decode"):
+        k += " decode"
+    if shape.get("page_size"):
+        k += " page{}".format(shape["page_size"])
     return k
 
 
@@ -145,7 +150,7 @@ def self_test():
     assert cold_set_count(s512, 50 << 20, 1 << 20) == 2
     assert cold_set_count(sh("bf16", 2, 16, 8192, 128, False), 50 << 20, 80 << 30) == 2
     shapes = load_shapes(os.path.join(HERE, "suites.json"))
-    assert len(shapes) == 54 and len({shape_key(s) for _, s in shapes}) == 54
+    assert len(shapes) == 90 and len({shape_key(s) for _, s in shapes}) == 90
     w = dict(sh("bf16", 2, 16, 8192, 128, True), mods={"window_left": 1024})
     assert shape_key(w) == "bf16 B2 H16/16 S8192x8192 D128 causal window1024/inf"
     print("self-test passed")

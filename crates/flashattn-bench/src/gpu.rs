@@ -8,10 +8,14 @@ use cudarc::driver::sys::{
     CUdevice_attribute, CUevent_flags, CUgraphInstantiate_flags, CUstreamCaptureMode,
 };
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream};
-use flashattn::{AttentionParams, DType, KernelChoice, KernelConfig, Strides, Tensor, TensorMut};
+use flashattn::{
+    AttentionParams, DType, DecodeParams, KernelChoice, KernelConfig, PagedKv, Strides, Tensor,
+    TensorMut,
+};
 use flashattn_fuzz::harness::TestElement;
 use half::{bf16, f16};
 use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
 use crate::report::{BenchResult, Device, MODE_COLD, MODE_EVENTS, MODE_GRAPH, Shape};
@@ -141,7 +145,19 @@ impl Gpu {
             ));
         }
         let q_len = shape.batch * shape.seqlen_q * shape.heads_q * shape.head_dim;
-        let kv_len = shape.batch * shape.seqlen_k * shape.heads_kv * shape.head_dim;
+        // A paged cache holds each sequence's pages, scattered over the pool by a shuffled
+        // block table (as an allocator that has run for a while leaves them).
+        let paged = shape.page_size.map(|ps| {
+            let width = shape.seqlen_k.div_ceil(ps);
+            let num_pages = shape.batch * width;
+            let mut table: Vec<i32> = (0..num_pages as i32).collect();
+            table.shuffle(&mut StdRng::seed_from_u64(0x9a9e));
+            (table, width, ps, num_pages)
+        });
+        let kv_len = match &paged {
+            Some((_, _, ps, pages)) => pages * ps * shape.heads_kv * shape.head_dim,
+            None => shape.batch * shape.seqlen_k * shape.heads_kv * shape.head_dim,
+        };
         let set_bytes = (2 * q_len + 2 * kv_len) * 2;
         let sets = if cold {
             (2 * self.l2_bytes).div_ceil(set_bytes).clamp(1, 64) + 1
@@ -152,11 +168,56 @@ impl Gpu {
             DType::BF16 => Buffers::BF16(self.alloc_sets(sets, q_len, kv_len)?),
             DType::F16 => Buffers::F16(self.alloc_sets(sets, q_len, kv_len)?),
         };
+        let qs = Strides::bshd(shape.seqlen_q, shape.heads_q, shape.head_dim);
+        let call = if shape.decode {
+            let params = DecodeParams {
+                seqlen_q: shape.seqlen_q,
+                causal: shape.causal,
+                ..DecodeParams::new(
+                    shape.batch,
+                    shape.seqlen_k,
+                    shape.heads_q,
+                    shape.heads_kv,
+                    shape.head_dim,
+                )
+            };
+            let facts = self.facts()?;
+            let splits = flashattn::decode_splits(&params, &facts);
+            let workspace = self
+                .stream
+                .alloc_zeros::<f32>(flashattn::decode_workspace_len(&params, splits).max(1))?;
+            let (kvs, table) = match paged {
+                Some((table, width, ps, num_pages)) => (
+                    Strides::bshd(ps, shape.heads_kv, shape.head_dim),
+                    Some(PageTable {
+                        table: self.stream.clone_htod(&table)?,
+                        width,
+                        page_size: ps,
+                        num_pages,
+                    }),
+                ),
+                None => (
+                    Strides::bshd(shape.seqlen_k, shape.heads_kv, shape.head_dim),
+                    None,
+                ),
+            };
+            Call::Decode {
+                params,
+                facts,
+                kvs,
+                table,
+                workspace,
+            }
+        } else {
+            Call::Forward {
+                params: params_of(shape, choice),
+                kvs: Strides::bshd(shape.seqlen_k, shape.heads_kv, shape.head_dim),
+            }
+        };
         Ok(Workload {
             last_config: None,
-            params: params_of(shape, choice),
-            qs: Strides::bshd(shape.seqlen_q, shape.heads_q, shape.head_dim),
-            kvs: Strides::bshd(shape.seqlen_k, shape.heads_kv, shape.head_dim),
+            call,
+            qs,
             sets,
             buffers,
             lse: self
@@ -224,7 +285,7 @@ impl Gpu {
             MODE_GRAPH => {
                 stream.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)?;
                 let captured: Result<(), flashattn::Error> =
-                    (0..graph_calls).try_for_each(|_| w.launch(stream, 0).map(|_| ()));
+                    (0..graph_calls).try_for_each(|_| w.launch(stream, 0));
                 let graph = stream.end_capture(CUgraphInstantiate_flags(0))?;
                 captured?;
                 let graph = graph.ok_or_else(|| {
@@ -268,54 +329,100 @@ enum Buffers {
     BF16(Vec<InputSet<bf16>>),
 }
 
+/// The block table of a paged decode workload.
+struct PageTable {
+    table: CudaSlice<i32>,
+    width: usize,
+    page_size: usize,
+    num_pages: usize,
+}
+
+/// Which entry point a workload calls, with what it needs beyond the tensors.
+enum Call {
+    Forward {
+        params: AttentionParams,
+        kvs: Strides,
+    },
+    Decode {
+        params: DecodeParams,
+        facts: Arc<flashattn::DeviceFacts>,
+        kvs: Strides,
+        table: Option<PageTable>,
+        workspace: CudaSlice<f32>,
+    },
+}
+
 /// Device buffers and parameters of one benchmark shape, ready to launch repeatedly.
 pub struct Workload {
-    params: AttentionParams,
+    call: Call,
     qs: Strides,
-    kvs: Strides,
     sets: usize,
     buffers: Buffers,
     lse: CudaSlice<f32>,
-    /// The configuration the last launch ran (what the kernel choice resolved to).
+    /// The configuration the last launch ran (what the kernel choice resolved to; `decode` for
+    /// the decode path, which has one kernel).
     pub last_config: Option<&'static str>,
 }
 
 impl Workload {
     /// Launch once on `stream` with input set `set` (asynchronous).
-    pub fn launch(
-        &mut self,
-        stream: &Arc<CudaStream>,
-        set: usize,
-    ) -> Result<flashattn::LaunchInfo, flashattn::Error> {
+    pub fn launch(&mut self, stream: &Arc<CudaStream>, set: usize) -> Result<(), flashattn::Error> {
         fn go<T: flashattn::Element>(
             stream: &Arc<CudaStream>,
-            p: &AttentionParams,
-            (qs, kvs): (Strides, Strides),
+            call: &mut Call,
+            qs: Strides,
             s: &mut InputSet<T>,
             lse: &mut CudaSlice<f32>,
-        ) -> Result<flashattn::LaunchInfo, flashattn::Error> {
-            flashattn::forward(
-                stream,
-                p,
-                Tensor::new(&s.q, qs),
-                Tensor::new(&s.k, kvs),
-                Tensor::new(&s.v, kvs),
-                TensorMut::new(&mut s.o, qs),
-                Some(lse),
-            )
+        ) -> Result<&'static str, flashattn::Error> {
+            match call {
+                Call::Forward { params, kvs } => Ok(flashattn::forward(
+                    stream,
+                    params,
+                    Tensor::new(&s.q, qs),
+                    Tensor::new(&s.k, *kvs),
+                    Tensor::new(&s.v, *kvs),
+                    TensorMut::new(&mut s.o, qs),
+                    Some(lse),
+                )?
+                .config
+                .name),
+                Call::Decode {
+                    params,
+                    facts,
+                    kvs,
+                    table,
+                    workspace,
+                } => {
+                    let paged = table.as_ref().map(|t| PagedKv {
+                        block_table: &t.table,
+                        width: t.width,
+                        page_size: t.page_size,
+                        num_pages: t.num_pages,
+                    });
+                    flashattn::decode(
+                        stream,
+                        facts,
+                        params,
+                        Tensor::new(&s.q, qs),
+                        Tensor::new(&s.k, *kvs),
+                        Tensor::new(&s.v, *kvs),
+                        paged,
+                        None::<&CudaSlice<i32>>,
+                        TensorMut::new(&mut s.o, qs),
+                        Some(lse),
+                        Some(workspace),
+                    )?;
+                    Ok("decode")
+                }
+            }
         }
-        let (p, strides, i, lse) = (
-            &self.params,
-            (self.qs, self.kvs),
-            set % self.sets,
-            &mut self.lse,
-        );
-        let info = match &mut self.buffers {
-            Buffers::F16(sets) => go(stream, p, strides, &mut sets[i], lse),
-            Buffers::BF16(sets) => go(stream, p, strides, &mut sets[i], lse),
+        let i = set % self.sets;
+        let name = match &mut self.buffers {
+            Buffers::F16(sets) => go(stream, &mut self.call, self.qs, &mut sets[i], &mut self.lse),
+            Buffers::BF16(sets) => go(stream, &mut self.call, self.qs, &mut sets[i], &mut self.lse),
         }?;
-        self.last_config = Some(info.config.name);
-        Ok(info)
+        self.last_config = Some(name);
+        Ok(())
     }
 }
 
@@ -351,6 +458,9 @@ pub fn dtype_of(shape: &Shape) -> DType {
 
 /// Compiled configurations that can run `shape` on `device`.
 pub fn configs_for(shape: &Shape, device: &flashattn::DeviceFacts) -> Vec<&'static KernelConfig> {
+    if shape.decode {
+        return Vec::new(); // one decode kernel: no configurations to choose from
+    }
     let dtype = dtype_of(shape);
     flashattn::kernel_configs()
         .iter()

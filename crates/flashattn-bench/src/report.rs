@@ -126,6 +126,14 @@ pub struct Shape {
     /// reports written before they existed read unchanged).
     #[serde(default, skip_serializing_if = "ScoreMods::is_plain")]
     pub mods: ScoreMods,
+    /// Run through the decode path (`flashattn::decode`: split-KV over a KV cache) instead of
+    /// the forward kernels.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub decode: bool,
+    /// Decode over a paged cache of this many keys a page (`None`: contiguous). The baselines
+    /// read the contiguous equivalent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_size: Option<usize>,
 }
 
 /// The masks and score modifiers of a benchmark shape beyond `causal`. Values
@@ -187,6 +195,28 @@ impl Shape {
             head_dim,
             causal,
             mods: ScoreMods::default(),
+            decode: false,
+            page_size: None,
+        }
+    }
+
+    /// One query row of each of `batch` sequences against a cache of `seqlen_k` keys, through
+    /// the decode path; `page_size` makes the cache paged.
+    pub fn decode(
+        dtype: &str,
+        batch: usize,
+        (heads_q, heads_kv): (usize, usize),
+        seqlen_k: usize,
+        head_dim: usize,
+        page_size: Option<usize>,
+    ) -> Shape {
+        Shape {
+            heads_kv,
+            seqlen_q: 1,
+            seqlen_k,
+            decode: true,
+            page_size,
+            ..Shape::self_attention(dtype, batch, heads_q, 1, head_dim, false)
         }
     }
 
@@ -228,6 +258,12 @@ impl Shape {
         }
         if m.sinks {
             k.push_str(" sinks");
+        }
+        if self.decode {
+            k.push_str(" decode");
+        }
+        if let Some(ps) = self.page_size {
+            k.push_str(&format!(" page{ps}"));
         }
         k
     }

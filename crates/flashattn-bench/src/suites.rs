@@ -14,12 +14,16 @@
 //! * `masks` — the windows and score modifiers on long shapes: a causal
 //!   sliding window of 1024 keys beside full causal attention, and softcap,
 //!   ALiBi and sinks each on the bf16 `long` shapes they are compared with.
+//! * `decode` — generation through the decode path: bf16, head dim 128, 32
+//!   query heads on 8 KV heads, one query row, batch 1/8/64 against 512, 4096
+//!   and 32768 cached keys, contiguous and paged (16, 64, 256 keys a page);
+//!   memory bound, so read against the measured copy bandwidth.
 
 use crate::report::{ScoreMods, Shape};
 use serde::{Deserialize, Serialize};
 
 /// Names accepted by [`suite`], in the order `all` concatenates them.
-pub const SUITE_NAMES: [&str; 4] = ["seed", "long", "sweep", "masks"];
+pub const SUITE_NAMES: [&str; 5] = ["seed", "long", "sweep", "masks", "decode"];
 
 /// Tokens per call held constant across the `sweep` suite.
 pub const SWEEP_TOKENS: usize = 16384;
@@ -81,6 +85,18 @@ fn masks() -> Vec<Shape> {
     v
 }
 
+fn decode() -> Vec<Shape> {
+    let mut v = Vec::new();
+    for batch in [1, 8, 64] {
+        for seqlen_k in [512, 4096, 32768] {
+            for page in [None, Some(16), Some(64), Some(256)] {
+                v.push(Shape::decode("bf16", batch, (32, 8), seqlen_k, 128, page));
+            }
+        }
+    }
+    v
+}
+
 fn sweep() -> Vec<Shape> {
     let mut v = Vec::new();
     for d in [64, 128] {
@@ -109,11 +125,19 @@ fn sweep() -> Vec<Shape> {
 /// result's suite tag, as [`crate::output::svg_chart`] does.
 pub fn suite(name: &str) -> Option<Vec<Shape>> {
     match name {
+        "all" => Some(suite_entries("all")?.into_iter().map(|e| e.shape).collect()),
+        n => named(n),
+    }
+}
+
+/// The shapes of one suite of [`SUITE_NAMES`].
+fn named(name: &str) -> Option<Vec<Shape>> {
+    match name {
         "seed" => Some(seed()),
         "long" => Some(long()),
         "sweep" => Some(sweep()),
         "masks" => Some(masks()),
-        "all" => Some(suite_entries("all")?.into_iter().map(|e| e.shape).collect()),
+        "decode" => Some(decode()),
         _ => None,
     }
 }
@@ -154,13 +178,7 @@ pub fn suites_entries(names: &[impl AsRef<str>]) -> Option<Vec<SuiteShape>> {
             n => vec![*SUITE_NAMES.iter().find(|known| **known == n)?],
         };
         for n in expanded {
-            let shapes = match n {
-                "seed" => seed(),
-                "long" => long(),
-                "masks" => masks(),
-                _ => sweep(),
-            };
-            for shape in shapes {
+            for shape in named(n)? {
                 if !out.iter().any(|e| e.shape == shape) {
                     let suite = n.to_string();
                     out.push(SuiteShape { suite, shape });
@@ -203,11 +221,13 @@ mod tests {
         assert_eq!(suite("sweep").unwrap().len(), 12);
         // The window beside 3 modifiers x 8 bf16 long shapes.
         assert_eq!(suite("masks").unwrap().len(), 25);
+        // Batch 1/8/64 x 3 cache lengths x contiguous and 3 page sizes.
+        assert_eq!(suite("decode").unwrap().len(), 36);
         // Three D=128 shapes are in both `long` and `sweep`.
-        assert_eq!(suite("all").unwrap().len(), 54);
+        assert_eq!(suite("all").unwrap().len(), 90);
         assert!(suite("nope").is_none());
         let entries = suite_entries("all").unwrap();
-        assert_eq!(entries.len(), 54);
+        assert_eq!(entries.len(), 90);
         assert_eq!(entries.iter().filter(|e| e.suite == "sweep").count(), 9);
         assert_eq!(suite_entries("sweep").unwrap().len(), 12);
         // A shape shared by two named suites runs once, under the first.

@@ -80,6 +80,7 @@ fn main() {
     let mut sources = vec![
         (&builds.portable, cuda_src.join("api/flashattn_api.cu")),
         (&builds.portable, cuda_src.join("merge/merge_states.cu")),
+        (&builds.portable, cuda_src.join("decode/decode_api.cu")),
     ];
     sources.extend(
         kernel_files

@@ -91,6 +91,31 @@ pub enum Error {
     /// The softmax scale must be finite and positive.
     #[error("softmax scale {0} must be finite and > 0")]
     InvalidScale(f32),
+    /// A paged KV cache's page size must be a positive multiple of 16.
+    #[error("page size {0} is not a positive multiple of 16")]
+    InvalidPageSize(usize),
+    /// A block table row has fewer entries than the longest sequence has pages.
+    #[error("the block table has {width} entries a row, but seqlen_k needs {needed} pages")]
+    BlockTableTooNarrow {
+        /// Entries per row.
+        width: usize,
+        /// Pages the longest sequence spans.
+        needed: usize,
+    },
+    /// A block table entry names no page of the cache ([`crate::check_block_table`]).
+    #[error(
+        "block table entry {slot} of sequence {sequence} is {page}, not a page in 0..{num_pages}"
+    )]
+    BlockTableEntry {
+        /// The sequence (row of the table).
+        sequence: usize,
+        /// The entry within the row.
+        slot: usize,
+        /// Its value (i64::MIN: beyond the table's end).
+        page: i64,
+        /// Pages in the cache.
+        num_pages: usize,
+    },
     /// A named kernel configuration does not exist, or is for another dtype or head dim.
     #[error("kernel configuration {0} does not exist for this dtype and head dim")]
     UnknownConfig(String),

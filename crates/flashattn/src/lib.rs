@@ -28,6 +28,7 @@
 #![warn(missing_docs)]
 
 mod config;
+mod decode;
 mod device;
 mod dispatch;
 mod error;
@@ -36,6 +37,10 @@ mod merge;
 mod problem;
 
 pub use config::{KernelConfig, compiled_head_dims, kernel_configs};
+pub use decode::{
+    DecodeParams, PagedKv, RawDecode, RawPaged, check_block_table, decode, decode_raw,
+    decode_splits, decode_workspace_len, validate_decode,
+};
 pub use device::{
     DeviceFacts, SMEM_CAP_VARIABLE, built_archs, compute_capability, device_facts,
     driver_available, open_device, parse_smem_cap, require_supported_compute_capability,

@@ -1,0 +1,602 @@
+//! Decode: a few query rows per sequence against a long KV cache, contiguous or paged.
+//!
+//! The forward kernels tile queries 64-128 rows at a time, so one query row per sequence
+//! leaves most of the GPU idle and reads K/V once per query head. The decode kernel instead
+//! gives one CTA to each (sequence, KV head, part of the key range): the query heads that share
+//! a KV head read it once together (GQA packing), and the key range is split over enough CTAs
+//! to fill the device ([`decode_splits`]). The parts' partial results go to a caller-provided
+//! f32 workspace ([`decode_workspace_len`]) and a second kernel merges them; nothing is
+//! allocated on the launch path.
+//!
+//! What is checked where: every size, stride, alignment, buffer length, page size and the
+//! block table's width are checked on the host before the launch ([`validate_decode`]). The
+//! *contents* of `seqlens_k` and of the block table live on the device and are not read back
+//! (that would synchronise): the kernel clamps each sequence length to `[0, seqlen_k]` and
+//! skips the keys of any page number outside `[0, num_pages)`, so bad contents give wrong
+//! numbers for that sequence but never an out-of-bounds access.
+//! [`check_block_table`] checks a host copy of a table completely.
+
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use flashattn_sys as sys;
+
+use crate::Element;
+use crate::device::DeviceFacts;
+use crate::error::{Error, Result};
+use crate::forward::{Tensor, TensorMut, cuda_error, dispatch_error};
+use crate::problem::{
+    MAX_GRID_YZ, MAX_SEQLEN, RawLse, RawTensor, Strides, check_alignment,
+    check_output_does_not_self_overlap, required_len,
+};
+
+/// Query rows per decode CTA at most (the kernel's largest row tile): a GQA group times
+/// seqlen_q above this is served by several CTAs per KV head.
+const ROWS_PER_CTA: usize = 8;
+/// A part of the key range is at least this many keys: below it the combine step costs more
+/// than the parallelism gains.
+const MIN_KEYS_PER_SPLIT: usize = 256;
+
+/// Sizes and options of a decode call.
+///
+/// Q and O are `[batch, seqlen_q, heads_q, head_dim]`. A contiguous cache is K, V
+/// `[batch, seqlen_k, heads_kv, head_dim]`; a paged cache is K, V `[num_pages, page_size,
+/// heads_kv, head_dim]` (their batch stride steps pages) with a block table (see [`PagedKv`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DecodeParams {
+    /// Sequences.
+    pub batch: usize,
+    /// Query rows per sequence (1 for plain generation; a few for speculative decoding).
+    pub seqlen_q: usize,
+    /// Keys of the longest sequence; with `seqlens_k` each sequence may have fewer.
+    pub seqlen_k: usize,
+    /// Query heads.
+    pub heads_q: usize,
+    /// Key/value heads; divides `heads_q`.
+    pub heads_kv: usize,
+    /// Head dim (a compiled one, see [`crate::compiled_head_dims`]).
+    pub head_dim: usize,
+    /// Bottom-right causal mask per sequence: query i sees key j iff
+    /// `j <= i + seqlen_k(b) - seqlen_q`.
+    pub causal: bool,
+    /// Softmax scale; `None` is `1 / sqrt(head_dim)`.
+    pub softmax_scale: Option<f32>,
+    /// Parts the key range is split into; `None` lets [`decode_splits`] choose from the device.
+    pub num_splits: Option<usize>,
+}
+
+impl DecodeParams {
+    /// One query row per sequence, no mask, the default scale and split count.
+    pub fn new(
+        batch: usize,
+        seqlen_k: usize,
+        heads_q: usize,
+        heads_kv: usize,
+        head_dim: usize,
+    ) -> Self {
+        DecodeParams {
+            batch,
+            seqlen_q: 1,
+            seqlen_k,
+            heads_q,
+            heads_kv,
+            head_dim,
+            causal: false,
+            softmax_scale: None,
+            num_splits: None,
+        }
+    }
+
+    fn scale(&self) -> f32 {
+        self.softmax_scale
+            .unwrap_or_else(|| 1.0 / (self.head_dim as f32).sqrt())
+    }
+
+    fn row_blocks(&self) -> usize {
+        (self.heads_q / self.heads_kv.max(1) * self.seqlen_q).div_ceil(ROWS_PER_CTA)
+    }
+}
+
+/// The split count for a call on `device`: the parts fill the device's resident CTA slots once
+/// (a second, partial wave would leave most SMs idle while it runs), each part at least 256
+/// keys, never more than 1024 parts. A batch that fills the device alone gets one part.
+pub fn decode_splits(params: &DecodeParams, device: &DeviceFacts) -> usize {
+    if let Some(n) = params.num_splits {
+        return n;
+    }
+    let ctas = params.batch * params.heads_kv * params.row_blocks();
+    let capacity = device.sm_count * decode_ctas_per_sm(params);
+    let fill = (capacity / ctas.max(1)).max(1);
+    let most = params.seqlen_k.div_ceil(MIN_KEYS_PER_SPLIT);
+    fill.min(most).clamp(1, 1024)
+}
+
+/// Resident decode CTAs per SM, from the kernel's registers (ptxas: about 128 a thread up to
+/// four rows a CTA, 255 for eight; 128 threads a CTA; 64K registers an SM).
+fn decode_ctas_per_sm(params: &DecodeParams) -> usize {
+    let rows = params.heads_q / params.heads_kv.max(1) * params.seqlen_q;
+    if rows > 4 { 2 } else { 4 }
+}
+
+/// f32 elements of workspace a call with `num_splits` parts needs (0 for one part).
+pub fn decode_workspace_len(params: &DecodeParams, num_splits: usize) -> usize {
+    if num_splits <= 1 {
+        return 0;
+    }
+    num_splits * params.batch * params.heads_q * params.seqlen_q * (params.head_dim + 1)
+}
+
+/// A paged KV cache's addressing: `block_table` is int32 `[batch, width]` (row `b` lists the
+/// pages of sequence `b` in key order; `width >= ceil(seqlen_k / page_size)`).
+pub struct PagedKv<'a, B> {
+    /// The block table on the device.
+    pub block_table: &'a B,
+    /// Entries per row of the block table.
+    pub width: usize,
+    /// Keys per page: a multiple of 16.
+    pub page_size: usize,
+    /// Pages in K and V.
+    pub num_pages: usize,
+}
+
+/// The block table of a raw call.
+#[derive(Clone, Copy, Debug)]
+pub struct RawPaged {
+    /// Device address of the int32 table.
+    pub ptr: u64,
+    /// Entries available.
+    pub len: usize,
+    /// Entries per row.
+    pub width: usize,
+    /// Keys per page.
+    pub page_size: usize,
+    /// Pages in K and V.
+    pub num_pages: usize,
+}
+
+/// All buffers of a decode call as raw device addresses.
+#[derive(Clone, Copy, Debug)]
+pub struct RawDecode {
+    /// Queries.
+    pub q: RawTensor,
+    /// Keys: `[batch, seqlen_k, ..]` or pages.
+    pub k: RawTensor,
+    /// Values, as K.
+    pub v: RawTensor,
+    /// Output.
+    pub o: RawTensor,
+    /// Optional LSE output.
+    pub lse: Option<RawLse>,
+    /// The block table of a paged cache.
+    pub paged: Option<RawPaged>,
+    /// Optional int32 `[batch]` keys per sequence (address, length).
+    pub seqlens_k: Option<(u64, usize)>,
+    /// f32 workspace (address, length); needed when more than one part.
+    pub workspace: Option<(u64, usize)>,
+}
+
+/// Check a decode call completely on the host (see the module docs for what cannot be).
+/// Returns the split count and softmax scale to launch with.
+pub fn validate_decode(
+    params: &DecodeParams,
+    t: &RawDecode,
+    device: &DeviceFacts,
+) -> Result<(usize, f32)> {
+    let p = params;
+    for (what, v) in [
+        ("batch", p.batch),
+        ("seqlen_q", p.seqlen_q),
+        ("seqlen_k", p.seqlen_k),
+        ("heads_q", p.heads_q),
+        ("heads_kv", p.heads_kv),
+        ("head_dim", p.head_dim),
+    ] {
+        if v == 0 {
+            return Err(Error::ZeroSize { what });
+        }
+    }
+    if p.heads_q % p.heads_kv != 0 {
+        return Err(Error::HeadsNotDivisible {
+            heads_q: p.heads_q,
+            heads_kv: p.heads_kv,
+        });
+    }
+    let splits = decode_splits(p, device);
+    for (what, value, max) in [
+        ("seqlen_q", p.seqlen_q, MAX_SEQLEN),
+        ("seqlen_k", p.seqlen_k, MAX_SEQLEN),
+        ("batch", p.batch, MAX_GRID_YZ),
+        (
+            "heads_kv x query row blocks",
+            p.heads_kv * p.row_blocks(),
+            MAX_GRID_YZ,
+        ),
+        ("num_splits", splits, MAX_GRID_YZ),
+        (
+            "batch x heads_q x seqlen_q",
+            p.batch * p.heads_q * p.seqlen_q,
+            i32::MAX as usize,
+        ),
+    ] {
+        if value > max {
+            return Err(Error::TooLarge {
+                what,
+                value: value as u128,
+                max: max as u128,
+            });
+        }
+    }
+    if splits == 0 {
+        return Err(Error::ZeroSize { what: "num_splits" });
+    }
+    let scale = p.scale();
+    if !(scale.is_finite() && scale > 0.0) {
+        return Err(Error::InvalidScale(scale));
+    }
+    let dtype = t.q.dtype;
+    for (name, x) in [("k", &t.k), ("v", &t.v), ("o", &t.o)] {
+        if x.dtype != dtype {
+            return Err(Error::DtypeMismatch {
+                tensor: name,
+                expected: dtype,
+                found: x.dtype,
+            });
+        }
+    }
+    if !crate::compiled_head_dims(dtype).contains(&p.head_dim) {
+        return Err(Error::UnsupportedHeadDim {
+            head_dim: p.head_dim,
+            dtype,
+            compiled: crate::compiled_head_dims(dtype),
+        });
+    }
+
+    let kv_dims = match t.paged {
+        None => [p.batch, p.seqlen_k, p.heads_kv],
+        Some(pg) => {
+            if pg.page_size == 0 || pg.page_size % 16 != 0 || pg.page_size > MAX_SEQLEN {
+                return Err(Error::InvalidPageSize(pg.page_size));
+            }
+            if pg.num_pages == 0 {
+                return Err(Error::ZeroSize { what: "num_pages" });
+            }
+            if pg.num_pages > i32::MAX as usize {
+                return Err(Error::TooLarge {
+                    what: "num_pages",
+                    value: pg.num_pages as u128,
+                    max: i32::MAX as u128,
+                });
+            }
+            let needed = p.seqlen_k.div_ceil(pg.page_size);
+            if pg.width < needed {
+                return Err(Error::BlockTableTooNarrow {
+                    width: pg.width,
+                    needed,
+                });
+            }
+            let required = (p.batch - 1) as u128 * pg.width as u128 + needed as u128;
+            if (pg.len as u128) < required {
+                return Err(Error::SliceTooShort {
+                    tensor: "block_table",
+                    len: pg.len,
+                    required: required as usize,
+                });
+            }
+            if pg.ptr % 4 != 0 {
+                return Err(Error::Misaligned {
+                    tensor: "block_table",
+                    detail: format!("address {:#x} is not 4-byte aligned", pg.ptr),
+                });
+            }
+            [pg.num_pages, pg.page_size, p.heads_kv]
+        }
+    };
+    let elem = dtype.size_bytes() as u64;
+    let q_dims = [p.batch, p.seqlen_q, p.heads_q];
+    let mut spans = [("", 0u128, 0u128); 8];
+    let mut n = 0;
+    for (name, x, dims) in [
+        ("q", &t.q, q_dims),
+        ("k", &t.k, kv_dims),
+        ("v", &t.v, kv_dims),
+        ("o", &t.o, q_dims),
+    ] {
+        check_alignment(name, x, elem)?;
+        let required = required_len(x.strides, dims, p.head_dim)?;
+        if (x.len as u128) < required {
+            return Err(Error::SliceTooShort {
+                tensor: name,
+                len: x.len,
+                required: required as usize,
+            });
+        }
+        spans[n] = (name, x.ptr as u128, x.ptr as u128 + required * elem as u128);
+        n += 1;
+    }
+    check_output_does_not_self_overlap(t.o.strides, q_dims, p.head_dim)?;
+    let rows = p.batch * p.heads_q * p.seqlen_q;
+    let workspace_len = decode_workspace_len(p, splits);
+    for (name, buf, required, align) in [
+        ("lse", t.lse.map(|l| (l.ptr, l.len)), rows, 4),
+        ("seqlens_k", t.seqlens_k, p.batch, 4),
+        ("workspace", t.workspace, workspace_len, 16),
+    ] {
+        let Some((ptr, len)) = buf else {
+            if name == "workspace" && required > 0 {
+                return Err(Error::SliceTooShort {
+                    tensor: name,
+                    len: 0,
+                    required,
+                });
+            }
+            continue;
+        };
+        if len < required {
+            return Err(Error::SliceTooShort {
+                tensor: name,
+                len,
+                required,
+            });
+        }
+        if ptr % align != 0 {
+            return Err(Error::Misaligned {
+                tensor: name,
+                detail: format!("address {ptr:#x} is not {align}-byte aligned"),
+            });
+        }
+        // lse and workspace are f32, seqlens_k i32: 4 bytes an element.
+        spans[n] = (name, ptr as u128, ptr as u128 + 4 * required as u128);
+        n += 1;
+    }
+    // Written buffers (o, lse, workspace) must not overlap anything else.
+    let spans = &spans[..n];
+    for (i, &(a, s0, e0)) in spans.iter().enumerate() {
+        let written = matches!(a, "o" | "lse" | "workspace");
+        for &(b, s1, e1) in &spans[..i] {
+            let other_written = matches!(b, "o" | "lse" | "workspace");
+            if (written || other_written) && s0 < e1 && s1 < e0 {
+                let (output, other) = if written { (a, b) } else { (b, a) };
+                return Err(Error::Aliasing { output, other });
+            }
+        }
+    }
+    Ok((splits, scale))
+}
+
+/// Check a host copy of a block table completely: every entry a sequence of `seqlens_k` keys
+/// uses is a page in `[0, num_pages)`. (The launch checks only the table's shape; its contents
+/// stay on the device.)
+pub fn check_block_table(
+    table: &[i32],
+    width: usize,
+    seqlens_k: &[usize],
+    page_size: usize,
+    num_pages: usize,
+) -> Result<()> {
+    for (b, &len) in seqlens_k.iter().enumerate() {
+        for slot in 0..len.div_ceil(page_size.max(1)) {
+            let entry = table.get(b * width + slot).copied();
+            if !entry.is_some_and(|page| page >= 0 && (page as usize) < num_pages) {
+                return Err(Error::BlockTableEntry {
+                    sequence: b,
+                    slot,
+                    page: entry.map_or(i64::MIN, i64::from),
+                    num_pages,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Launch decode attention on `stream`: `o = softmax(scale * q k^T [+ causal]) v` over each
+/// sequence's cached keys, with the LSE into `lse` if given. `paged` addresses K and V through a
+/// block table; `seqlens_k` (int32 `[batch]`) gives each sequence's key count (else all have
+/// `params.seqlen_k`); `workspace` holds at least [`decode_workspace_len`] f32 for the split
+/// count [`decode_splits`] picks. Validated first; asynchronous.
+#[allow(clippy::too_many_arguments)]
+pub fn decode<T, Q, K, V, O, B, L, W>(
+    stream: &CudaStream,
+    device: &DeviceFacts,
+    params: &DecodeParams,
+    q: Tensor<'_, Q>,
+    k: Tensor<'_, K>,
+    v: Tensor<'_, V>,
+    paged: Option<PagedKv<'_, B>>,
+    seqlens_k: Option<&L>,
+    o: TensorMut<'_, O>,
+    lse: Option<&mut CudaSlice<f32>>,
+    workspace: Option<&mut W>,
+) -> Result<()>
+where
+    T: Element,
+    Q: DevicePtr<T>,
+    K: DevicePtr<T>,
+    V: DevicePtr<T>,
+    O: DevicePtrMut<T>,
+    B: DevicePtr<i32>,
+    L: DevicePtr<i32>,
+    W: DevicePtrMut<f32>,
+{
+    let raw = |ptr: u64, len: usize, strides: Strides| RawTensor {
+        ptr,
+        len,
+        dtype: T::DTYPE,
+        strides,
+    };
+    let (q_ptr, _qg) = q.data.device_ptr(stream);
+    let (k_ptr, _kg) = k.data.device_ptr(stream);
+    let (v_ptr, _vg) = v.data.device_ptr(stream);
+    let paged_guard = paged.as_ref().map(|pg| {
+        let (ptr, guard) = pg.block_table.device_ptr(stream);
+        let raw = RawPaged {
+            ptr,
+            len: pg.block_table.len(),
+            width: pg.width,
+            page_size: pg.page_size,
+            num_pages: pg.num_pages,
+        };
+        (raw, guard)
+    });
+    let seqlens_guard = seqlens_k.map(|s| {
+        let (ptr, guard) = s.device_ptr(stream);
+        ((ptr, s.len()), guard)
+    });
+    let o_len = o.data.len();
+    let (o_ptr, _og) = o.data.device_ptr_mut(stream);
+    let lse_len = lse.as_ref().map(|l| l.len());
+    let lse_guard = lse.map(|l| l.device_ptr_mut(stream));
+    let ws_len = workspace.as_ref().map(|w| w.len());
+    let ws_guard = workspace.map(|w| w.device_ptr_mut(stream));
+    let t = RawDecode {
+        q: raw(q_ptr, q.data.len(), q.strides),
+        k: raw(k_ptr, k.data.len(), k.strides),
+        v: raw(v_ptr, v.data.len(), v.strides),
+        o: raw(o_ptr, o_len, o.strides),
+        lse: lse_guard.as_ref().map(|(ptr, _)| RawLse {
+            ptr: *ptr,
+            len: lse_len.unwrap_or(0),
+        }),
+        paged: paged_guard.as_ref().map(|(raw, _)| *raw),
+        seqlens_k: seqlens_guard.as_ref().map(|(raw, _)| *raw),
+        workspace: ws_guard
+            .as_ref()
+            .map(|(ptr, _)| (*ptr, ws_len.unwrap_or(0))),
+    };
+    // SAFETY: live cudarc buffers of the stated lengths; the guards order the launch on `stream`.
+    unsafe { decode_raw(stream, device, params, &t) }
+}
+
+/// [`decode`] from raw device addresses.
+///
+/// # Safety
+/// Each address must point to device memory of at least the stated length, usable from
+/// `stream`'s context and valid until the launch completes; other work on those buffers must
+/// be ordered with `stream` by the caller.
+pub unsafe fn decode_raw(
+    stream: &CudaStream,
+    device: &DeviceFacts,
+    params: &DecodeParams,
+    t: &RawDecode,
+) -> Result<()> {
+    let (splits, scale) = validate_decode(params, t, device)?;
+    let p = params;
+    let paged = t.paged;
+    // validate_decode bounded every size cast below by i32::MAX.
+    let mut c = sys::FlashAttnDecodeParams {
+        q: t.q.ptr as *const _,
+        k: t.k.ptr as *const _,
+        v: t.v.ptr as *const _,
+        o: t.o.ptr as *mut _,
+        lse: t.lse.map_or(std::ptr::null_mut(), |l| l.ptr as *mut f32),
+        block_table: paged.map_or(std::ptr::null(), |pg| pg.ptr as *const i32),
+        seqlens_k: t
+            .seqlens_k
+            .map_or(std::ptr::null(), |(ptr, _)| ptr as *const i32),
+        workspace: if splits > 1 {
+            t.workspace
+                .map_or(std::ptr::null_mut(), |(ptr, _)| ptr as *mut f32)
+        } else {
+            std::ptr::null_mut()
+        },
+        q_batch_stride: t.q.strides.batch,
+        q_row_stride: t.q.strides.row,
+        q_head_stride: t.q.strides.head,
+        k_batch_stride: t.k.strides.batch,
+        k_row_stride: t.k.strides.row,
+        k_head_stride: t.k.strides.head,
+        v_batch_stride: t.v.strides.batch,
+        v_row_stride: t.v.strides.row,
+        v_head_stride: t.v.strides.head,
+        o_batch_stride: t.o.strides.batch,
+        o_row_stride: t.o.strides.row,
+        o_head_stride: t.o.strides.head,
+        block_table_batch_stride: paged.map_or(0, |pg| pg.width as i64),
+        batch: p.batch as i32,
+        seqlen_q: p.seqlen_q as i32,
+        seqlen_k: p.seqlen_k as i32,
+        heads_q: p.heads_q as i32,
+        heads_kv: p.heads_kv as i32,
+        head_dim: p.head_dim as i32,
+        page_size: paged.map_or(0, |pg| pg.page_size as i32),
+        num_pages: paged.map_or(0, |pg| pg.num_pages as i32),
+        num_splits: splits as i32,
+        softmax_scale: scale,
+        causal: p.causal as i32,
+        dtype: t.q.dtype.to_sys(),
+        cuda_error: 0,
+    };
+    stream.context().bind_to_thread()?;
+    // SAFETY: `c` is validated; the caller vouches for the addresses.
+    let status =
+        unsafe { sys::flashattn_decode(&mut c, stream.cu_stream() as *mut std::ffi::c_void) };
+    match status {
+        sys::FlashAttnStatus::FLASHATTN_STATUS_SUCCESS => Ok(()),
+        sys::FlashAttnStatus::FLASHATTN_STATUS_CUDA_ERROR => Err(cuda_error(c.cuda_error)),
+        sys::FlashAttnStatus::FLASHATTN_STATUS_UNSUPPORTED_HEAD_DIM => {
+            Err(Error::UnsupportedHeadDim {
+                head_dim: p.head_dim,
+                dtype: t.q.dtype,
+                compiled: crate::compiled_head_dims(t.q.dtype),
+            })
+        }
+        other => Err(dispatch_error(other)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h100() -> DeviceFacts {
+        DeviceFacts::new("H100", 132, 90, 227 * 1024)
+    }
+
+    #[test]
+    fn splits_fill_the_device_and_keep_parts_long() {
+        let d = h100();
+        // Batch 1, 8 KV heads over 32k keys: many parts.
+        let p = DecodeParams::new(1, 32768, 32, 8, 128);
+        // One full wave of 4 CTAs an SM: 8 KV heads x 66 parts = 528 = 4 x 132.
+        assert_eq!(decode_splits(&p, &d), 66);
+        assert_eq!(
+            decode_splits(&DecodeParams::new(8, 32768, 32, 8, 128), &d),
+            8
+        );
+        // Batch 64: the batch already fills the device.
+        assert_eq!(
+            decode_splits(&DecodeParams::new(64, 4096, 32, 8, 128), &d),
+            1
+        );
+        // Short caches are never cut below 256 keys a part.
+        assert_eq!(decode_splits(&DecodeParams::new(1, 300, 32, 8, 128), &d), 2);
+        assert_eq!(decode_splits(&DecodeParams::new(1, 16, 32, 8, 128), &d), 1);
+        let fixed = DecodeParams {
+            num_splits: Some(3),
+            ..DecodeParams::new(1, 300, 32, 8, 128)
+        };
+        assert_eq!(decode_splits(&fixed, &d), 3);
+        assert_eq!(decode_workspace_len(&fixed, 3), 3 * 32 * 129);
+        assert_eq!(decode_workspace_len(&fixed, 1), 0);
+    }
+
+    #[test]
+    fn block_tables_are_checked_on_the_host() {
+        let table = [0, 1, 2, 3, 7, -1];
+        assert!(check_block_table(&table, 3, &[48, 32], 16, 8).is_ok());
+        let e = check_block_table(&table, 3, &[48, 40], 16, 8).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::BlockTableEntry {
+                    sequence: 1,
+                    slot: 2,
+                    page: -1,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let e = check_block_table(&table, 3, &[48, 32], 16, 7).unwrap_err();
+        assert!(matches!(e, Error::BlockTableEntry { page: 7, .. }), "{e}");
+        assert!(check_block_table(&table, 3, &[48, 64], 16, 8).is_err());
+    }
+}

@@ -1,0 +1,472 @@
+// Split-KV decode: a few query rows against a long (contiguous or paged) KV cache.
+//
+// Decode is bound by reading K and V once, not by arithmetic, so the kernel is built around the
+// loads: every lane streams 16-byte chunks of K and V rows straight from global memory into
+// registers, several keys ahead, and does the small amount of math on CUDA cores. Two choices
+// make the reads count:
+// - GQA packing: one CTA serves every query row that reads its KV head (the group's query
+//   heads x seqlen_q, up to kRows of them), so K/V is read once per KV head, not once per
+//   query head.
+// - Split-KV: the key range of a sequence is cut into `num_splits` parts, one CTA each, so a
+//   batch-1 decode over a long cache still fills the GPU. Each part leaves a partial (O, LSE)
+//   in the caller's f32 workspace and `combine_kernel` merges them exactly as merge.cuh does.
+//   With one split the kernel writes O and LSE itself.
+//
+// Lane layout: a key row of kHeadDim elements is kLanesPerKey lanes x 8 elements; a warp holds
+// kKeysPerWarp keys at once ("slots"); each slot keeps its own running softmax state, and the
+// slots and warps are merged once at the end. The per-key dot product is a butterfly over the
+// slot's lanes.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <math_constants.h>
+
+#include <cstdint>
+
+#include "flashattn.h"
+
+namespace flashattn::decode {
+
+constexpr int kWarps = 4;
+constexpr int kThreads = kWarps * 32;
+constexpr int kChunk = 8;  // elements per 16-byte load
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kLn2 = 0.6931471805599453f;
+
+__device__ __forceinline__ void unpack(const uint4 &raw, const __half *, float (&out)[kChunk]) {
+    const __half2 *h = reinterpret_cast<const __half2 *>(&raw);
+#pragma unroll
+    for (int i = 0; i < kChunk / 2; ++i) {
+        const float2 f = __half22float2(h[i]);
+        out[2 * i] = f.x;
+        out[2 * i + 1] = f.y;
+    }
+}
+
+__device__ __forceinline__ void unpack(const uint4 &raw, const __nv_bfloat16 *, float (&out)[kChunk]) {
+    const __nv_bfloat162 *h = reinterpret_cast<const __nv_bfloat162 *>(&raw);
+#pragma unroll
+    for (int i = 0; i < kChunk / 2; ++i) {
+        const float2 f = __bfloat1622float2(h[i]);
+        out[2 * i] = f.x;
+        out[2 * i + 1] = f.y;
+    }
+}
+
+__device__ __forceinline__ uint4 pack(const float (&in)[kChunk], const __half *) {
+    uint4 raw;
+    __half2 *h = reinterpret_cast<__half2 *>(&raw);
+#pragma unroll
+    for (int i = 0; i < kChunk / 2; ++i) h[i] = __floats2half2_rn(in[2 * i], in[2 * i + 1]);
+    return raw;
+}
+
+__device__ __forceinline__ uint4 pack(const float (&in)[kChunk], const __nv_bfloat16 *) {
+    uint4 raw;
+    __nv_bfloat162 *h = reinterpret_cast<__nv_bfloat162 *>(&raw);
+#pragma unroll
+    for (int i = 0; i < kChunk / 2; ++i) h[i] = __floats2bfloat162_rn(in[2 * i], in[2 * i + 1]);
+    return raw;
+}
+
+// Streamed loads: K/V are read once per CTA, so they should not displace anything in L1.
+__device__ __forceinline__ uint4 load_stream(const void *ptr) {
+    return __ldcs(reinterpret_cast<const uint4 *>(ptr));
+}
+
+constexpr int pow2_at_least(int n) { return n <= 1 ? 1 : 2 * pow2_at_least((n + 1) / 2); }
+
+template <typename Element_, int kHeadDim_, int kRows_>
+struct DecodeTraits {
+    using Element = Element_;
+    static constexpr int kHeadDim = kHeadDim_;
+    static constexpr int kRows = kRows_;  // query rows per CTA
+    static constexpr int kChunks = kHeadDim / kChunk;  // active lanes of a key
+    static constexpr int kLanesPerKey = pow2_at_least(kChunks);
+    static constexpr int kKeysPerWarp = 32 / kLanesPerKey;
+    // Keys in flight per lane: enough 16-byte loads outstanding to cover memory latency while
+    // keeping q, the accumulator and the loads in registers.
+    static constexpr int kUnroll = kRows == 1 ? 8 : 4;
+    static constexpr int kKeysPerStep = kWarps * kKeysPerWarp * kUnroll;
+    // Resident CTAs an SM the registers must allow (64K registers: 128 a thread for four, 255
+    // for two); decode_splits in crates/flashattn/src/decode.rs sizes the grid by the same rule.
+    static constexpr int kMinCtasPerSm = kRows <= 4 ? 4 : 2;
+    static_assert(kHeadDim % kChunk == 0 && kLanesPerKey <= 32, "head_dim: a multiple of 8, at most 256");
+};
+
+// The rows this CTA serves: row r is query (r / group) of query head (kv_head * group + r % group),
+// so the rows of one query position are adjacent and causal limits change once per group.
+struct RowMap {
+    int group, row0, rows;  // rows: valid rows from row0 (<= kRows)
+};
+
+// Division by a divisor fixed for the whole kernel (the page size) in three instructions
+// instead of a ~20-instruction integer division per key: n / d = (umulhi(m, n) + n) >> s with
+// s = ceil(log2 d) and m = floor(2^32 (2^s - d) / d) + 1 (Granlund and Montgomery), exact for
+// 0 <= n < 2^31.
+struct FastDivmod {
+    uint32_t divisor = 1, multiplier = 1, shift = 0;
+
+    __device__ __forceinline__ explicit FastDivmod(int d) : divisor(d) {
+        while ((1u << shift) < divisor) ++shift;
+        multiplier = static_cast<uint32_t>(((uint64_t{1} << 32) * ((uint64_t{1} << shift) - divisor)) / divisor + 1);
+    }
+    __device__ __forceinline__ int div(int n) const {
+        return static_cast<int>((__umulhi(multiplier, static_cast<uint32_t>(n)) + static_cast<uint32_t>(n)) >> shift);
+    }
+};
+
+// Where the keys of one (sequence, KV head) live. The contiguous cache indexes rows directly;
+// the paged cache goes through the block table, whose entries for a step's keys are loaded one
+// step ahead (`page_of`), so the table read does not sit in front of every K/V load. A page
+// number outside [0, num_pages) is never dereferenced: its keys are skipped, so a corrupt
+// table cannot make the kernel read out of bounds.
+struct KvCache {
+    const char *k, *v;                    // this (sequence or page 0, KV head)'s row 0
+    int64_t k_page, v_page, k_row, v_row;  // bytes: page (paged) and row strides
+    const int32_t *table;                 // this sequence's block table row; null: contiguous
+    FastDivmod page_size;
+    int num_pages;
+
+    __device__ __forceinline__ KvCache(const FlashAttnDecodeParams &p, int b, int kv_head, int elem)
+        : page_size(p.block_table ? p.page_size : 1) {
+        table = p.block_table ? p.block_table + b * p.block_table_batch_stride : nullptr;
+        const int64_t k_seq = table ? 0 : b * p.k_batch_stride, v_seq = table ? 0 : b * p.v_batch_stride;
+        k = static_cast<const char *>(p.k) + (k_seq + kv_head * p.k_head_stride) * elem;
+        v = static_cast<const char *>(p.v) + (v_seq + kv_head * p.v_head_stride) * elem;
+        k_page = p.k_batch_stride * elem;
+        v_page = p.v_batch_stride * elem;
+        k_row = p.k_row_stride * elem;
+        v_row = p.v_row_stride * elem;
+        num_pages = p.num_pages;
+    }
+
+    // The block-table entry of `key` (0 for a contiguous cache or a key past the end).
+    __device__ __forceinline__ int page_of(int key, int key_end) const {
+        return table && key < key_end ? table[page_size.div(key)] : 0;
+    }
+
+    // Row offsets of `key` in K and V, or false when its page is not one of the cache's.
+    __device__ __forceinline__ bool locate(int key, int page, int64_t &k_off, int64_t &v_off) const {
+        if (!table) {
+            k_off = key * k_row;
+            v_off = key * v_row;
+            return true;
+        }
+        if (page < 0 || page >= num_pages) return false;
+        const int in_page = key - page_size.div(key) * static_cast<int>(page_size.divisor);
+        k_off = page * k_page + in_page * k_row;
+        v_off = page * v_page + in_page * v_row;
+        return true;
+    }
+};
+
+template <typename Traits>
+__global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel(const FlashAttnDecodeParams p) {
+    using Element = typename Traits::Element;
+    constexpr int kRows = Traits::kRows, kLanesPerKey = Traits::kLanesPerKey;
+    constexpr int kKeysPerWarp = Traits::kKeysPerWarp, kUnroll = Traits::kUnroll;
+    constexpr int kHeadDim = Traits::kHeadDim;
+    constexpr int kElem = sizeof(Element);
+
+    const int split = blockIdx.x;
+    const int row_blocks = gridDim.y / p.heads_kv;
+    const int kv_head = blockIdx.y / row_blocks;
+    const int b = blockIdx.z;
+    const int group = p.heads_q / p.heads_kv;
+    const int row0 = (blockIdx.y % row_blocks) * kRows;
+    const int total_rows = group * p.seqlen_q;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int slot = lane / kLanesPerKey, part = lane % kLanesPerKey;
+    const bool active = part < Traits::kChunks;
+
+    // Keys of this sequence and this split's share of them.
+    int seqlen_k = p.seqlen_k;
+    if (p.seqlens_k) seqlen_k = min(max(p.seqlens_k[b], 0), p.seqlen_k);
+    const int per_split = (seqlen_k + p.num_splits - 1) / p.num_splits;
+    const int key_begin = min(split * per_split, seqlen_k);
+    const int key_end = min(key_begin + per_split, seqlen_k);
+
+    // Query rows, pre-scaled into base-2 logits; the last visible key of each row (causal is
+    // bottom-right aligned: query i sees keys j <= i + seqlen_k - seqlen_q).
+    float q[kRows][kChunk];
+    int last_key[kRows];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+        const int rr = row0 + r;
+        const bool valid = rr < total_rows;
+        const int i = rr / group, h = kv_head * group + rr % group;
+        last_key[r] = !valid ? -1 : p.causal ? i + seqlen_k - p.seqlen_q : seqlen_k - 1;
+        if (valid && active) {
+            const char *src = static_cast<const char *>(p.q) +
+                              (b * p.q_batch_stride + int64_t{i} * p.q_row_stride + int64_t{h} * p.q_head_stride +
+                               part * kChunk) *
+                                  kElem;
+            unpack(*reinterpret_cast<const uint4 *>(src), static_cast<const Element *>(nullptr), q[r]);
+        } else {
+#pragma unroll
+            for (int e = 0; e < kChunk; ++e) q[r][e] = 0.f;
+        }
+#pragma unroll
+        for (int e = 0; e < kChunk; ++e) q[r][e] *= p.softmax_scale * kLog2e;
+    }
+
+    const KvCache cache(p, b, kv_head, kElem);
+
+    // This slot's running softmax state per row (m in base-2 logits).
+    float m[kRows], l[kRows], acc[kRows][kChunk];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+        m[r] = -CUDART_INF_F;
+        l[r] = 0.f;
+#pragma unroll
+        for (int e = 0; e < kChunk; ++e) acc[r][e] = 0.f;
+    }
+
+    const auto key_at = [&](int base, int u) { return base + (u * kWarps + warp) * kKeysPerWarp + slot; };
+    int page[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) page[u] = cache.page_of(key_at(key_begin, u), key_end);
+
+    for (int base = key_begin; base < key_end; base += Traits::kKeysPerStep) {
+        uint4 kraw[kUnroll], vraw[kUnroll];
+        bool present[kUnroll];
+        int key[kUnroll];
+        // All loads first, so kUnroll x 2 of them are in flight together.
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+            key[u] = key_at(base, u);
+            int64_t k_off = 0, v_off = 0;
+            present[u] = key[u] < key_end && cache.locate(key[u], page[u], k_off, v_off);
+            kraw[u] = vraw[u] = make_uint4(0, 0, 0, 0);
+            if (present[u] && active) {
+                kraw[u] = load_stream(cache.k + k_off + part * kChunk * kElem);
+                vraw[u] = load_stream(cache.v + v_off + part * kChunk * kElem);
+            }
+        }
+        // The next step's block-table entries, in flight with this step's K/V.
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) page[u] = cache.page_of(key_at(base + Traits::kKeysPerStep, u), key_end);
+        // Scores of the step's keys (base-2 logits; -inf where masked or absent).
+        float score[kUnroll][kRows];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+            float kf[kChunk];
+            unpack(kraw[u], static_cast<const Element *>(nullptr), kf);
+#pragma unroll
+            for (int r = 0; r < kRows; ++r) {
+                float s = 0.f;
+#pragma unroll
+                for (int e = 0; e < kChunk; ++e) s = fmaf(q[r][e], kf[e], s);
+#pragma unroll
+                for (int offset = kLanesPerKey / 2; offset > 0; offset /= 2) s += __shfl_xor_sync(0xffffffffu, s, offset);
+                score[u][r] = present[u] && key[u] <= last_key[r] ? s : -CUDART_INF_F;
+            }
+        }
+        // Online softmax per step, not per key: the running maximum moves rarely, so the
+        // rescale of the accumulator is a branch usually not taken; each key costs one exp2.
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) {
+            float m_step = m[r];
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) m_step = fmaxf(m_step, score[u][r]);
+            if (m_step == -CUDART_INF_F) {
+#pragma unroll
+                for (int u = 0; u < kUnroll; ++u) score[u][r] = 0.f;
+                continue;
+            }
+            if (m_step > m[r]) {
+                const float rescale = exp2f(m[r] - m_step);  // 0 while the row has no key yet
+                l[r] *= rescale;
+#pragma unroll
+                for (int e = 0; e < kChunk; ++e) acc[r][e] *= rescale;
+                m[r] = m_step;
+            }
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) {
+                score[u][r] = exp2f(score[u][r] - m_step);  // now the key's weight
+                l[r] += score[u][r];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+            float vf[kChunk];
+            unpack(vraw[u], static_cast<const Element *>(nullptr), vf);
+#pragma unroll
+            for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+                for (int e = 0; e < kChunk; ++e) acc[r][e] = fmaf(score[u][r], vf[e], acc[r][e]);
+            }
+        }
+    }
+
+    // Merge the slots of each warp (lanes kLanesPerKey apart hold the same chunk of other keys).
+#pragma unroll
+    for (int offset = kLanesPerKey; offset < 32; offset *= 2) {
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) {
+            const float m_other = __shfl_xor_sync(0xffffffffu, m[r], offset);
+            const float l_other = __shfl_xor_sync(0xffffffffu, l[r], offset);
+            const float m_new = fmaxf(m[r], m_other);
+            const float self = m[r] == -CUDART_INF_F ? 0.f : exp2f(m[r] - m_new);
+            const float other = m_other == -CUDART_INF_F ? 0.f : exp2f(m_other - m_new);
+            m[r] = m_new;
+            l[r] = l[r] * self + l_other * other;
+#pragma unroll
+            for (int e = 0; e < kChunk; ++e) {
+                const float a_other = __shfl_xor_sync(0xffffffffu, acc[r][e], offset);
+                acc[r][e] = acc[r][e] * self + a_other * other;
+            }
+        }
+    }
+
+    // Then the warps, through shared memory.
+    __shared__ float s_acc[kWarps][kRows][kHeadDim];
+    __shared__ float s_m[kWarps][kRows], s_l[kWarps][kRows];
+    if (slot == 0 && active) {
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+            for (int e = 0; e < kChunk; ++e) s_acc[warp][r][part * kChunk + e] = acc[r][e];
+            if (part == 0) {
+                s_m[warp][r] = m[r];
+                s_l[warp][r] = l[r];
+            }
+        }
+    }
+    __syncthreads();
+
+    const bool single = p.num_splits == 1;
+    for (int item = threadIdx.x; item < kRows * Traits::kChunks; item += kThreads) {
+        const int r = item / Traits::kChunks, c = item % Traits::kChunks;
+        const int rr = row0 + r;
+        if (rr >= total_rows) continue;
+        float m_all = -CUDART_INF_F;
+#pragma unroll
+        for (int w = 0; w < kWarps; ++w) m_all = fmaxf(m_all, s_m[w][r]);
+        float l_all = 0.f, out[kChunk] = {};
+        if (m_all != -CUDART_INF_F) {
+#pragma unroll
+            for (int w = 0; w < kWarps; ++w) {
+                const float scale = s_m[w][r] == -CUDART_INF_F ? 0.f : exp2f(s_m[w][r] - m_all);
+                l_all += s_l[w][r] * scale;
+#pragma unroll
+                for (int e = 0; e < kChunk; ++e) out[e] += s_acc[w][r][c * kChunk + e] * scale;
+            }
+#pragma unroll
+            for (int e = 0; e < kChunk; ++e) out[e] /= l_all;
+        }
+        // A row that saw no key here: O = 0, LSE = -inf (the combine gives it no weight).
+        const float lse = m_all == -CUDART_INF_F ? -CUDART_INF_F : (m_all + log2f(l_all)) * kLn2;
+        const int i = rr / group, h = kv_head * group + rr % group;
+        const int64_t lse_at = (int64_t{b} * p.heads_q + h) * p.seqlen_q + i;
+        if (single) {
+            char *dst = static_cast<char *>(p.o) +
+                        (b * p.o_batch_stride + int64_t{i} * p.o_row_stride + int64_t{h} * p.o_head_stride + c * kChunk) *
+                            kElem;
+            *reinterpret_cast<uint4 *>(dst) = pack(out, static_cast<const Element *>(nullptr));
+            if (p.lse && c == 0) p.lse[lse_at] = lse;
+        } else {
+            // Workspace: partial O [split][batch * heads_q * seqlen_q][head_dim], then LSE [split][...].
+            const int64_t rows_all = int64_t{p.batch} * p.heads_q * p.seqlen_q;
+            float *o_part = p.workspace + (split * rows_all + lse_at) * kHeadDim + c * kChunk;
+#pragma unroll
+            for (int e = 0; e < kChunk; e += 4)
+                *reinterpret_cast<float4 *>(o_part + e) = make_float4(out[e], out[e + 1], out[e + 2], out[e + 3]);
+            if (c == 0) p.workspace[int64_t{p.num_splits} * rows_all * kHeadDim + split * rows_all + lse_at] = lse;
+        }
+    }
+}
+
+// Merge the splits' partial states of every row: LSE = log sum_s exp(LSE_s), O = sum_s
+// exp(LSE_s - LSE) O_s. One warp per (batch, head, query row).
+template <typename Element, int kHeadDim>
+__global__ void __launch_bounds__(kThreads) combine_kernel(const FlashAttnDecodeParams p) {
+    constexpr int kChunks = kHeadDim / kChunk;
+    const int64_t rows_all = int64_t{p.batch} * p.heads_q * p.seqlen_q;
+    const int64_t row = int64_t{blockIdx.x} * kWarps + threadIdx.x / 32;
+    const int lane = threadIdx.x % 32;
+    if (row >= rows_all) return;
+    const float *lse_part = p.workspace + int64_t{p.num_splits} * rows_all * kHeadDim;
+    float m = -CUDART_INF_F;
+    for (int s = lane; s < p.num_splits; s += 32) m = fmaxf(m, lse_part[s * rows_all + row]);
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, offset));
+    float total = 0.f;
+    if (m != -CUDART_INF_F)
+        for (int s = lane; s < p.num_splits; s += 32) total += expf(lse_part[s * rows_all + row] - m);
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) total += __shfl_xor_sync(0xffffffffu, total, offset);
+    const float lse = m == -CUDART_INF_F ? -CUDART_INF_F : m + logf(total);
+    // row enumerates (b, h, i) with i fastest, as the LSE layout does.
+    const int i = static_cast<int>(row % p.seqlen_q);
+    const int h = static_cast<int>((row / p.seqlen_q) % p.heads_q);
+    const int b = static_cast<int>(row / (int64_t{p.seqlen_q} * p.heads_q));
+    if (p.lse && lane == 0) p.lse[row] = lse;
+    for (int c = lane; c < kChunks; c += 32) {
+        float out[kChunk] = {};
+        if (lse != -CUDART_INF_F) {
+            for (int s = 0; s < p.num_splits; ++s) {
+                const float ls = lse_part[s * rows_all + row];
+                if (ls == -CUDART_INF_F) continue;
+                const float w = expf(ls - lse);
+                const float4 *src = reinterpret_cast<const float4 *>(p.workspace + (s * rows_all + row) * kHeadDim + c * kChunk);
+#pragma unroll
+                for (int e = 0; e < kChunk / 4; ++e) {
+                    const float4 v = src[e];
+                    out[4 * e] = fmaf(w, v.x, out[4 * e]);
+                    out[4 * e + 1] = fmaf(w, v.y, out[4 * e + 1]);
+                    out[4 * e + 2] = fmaf(w, v.z, out[4 * e + 2]);
+                    out[4 * e + 3] = fmaf(w, v.w, out[4 * e + 3]);
+                }
+            }
+        }
+        char *dst = static_cast<char *>(p.o) + (b * p.o_batch_stride + int64_t{i} * p.o_row_stride +
+                                                int64_t{h} * p.o_head_stride + c * kChunk) *
+                                                   int64_t{sizeof(Element)};
+        *reinterpret_cast<uint4 *>(dst) = pack(out, static_cast<const Element *>(nullptr));
+    }
+}
+
+template <typename Traits>
+cudaError_t launch_rows(const FlashAttnDecodeParams &p, cudaStream_t stream) {
+    const int total_rows = (p.heads_q / p.heads_kv) * p.seqlen_q;
+    const int row_blocks = (total_rows + Traits::kRows - 1) / Traits::kRows;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(p.num_splits, p.heads_kv * row_blocks, p.batch);
+    config.blockDim = dim3(kThreads);
+    config.stream = stream;
+    cudaError_t err = cudaLaunchKernelEx(&config, decode_kernel<Traits>, p);
+    if (err != cudaSuccess || p.num_splits == 1) return err;
+    const int64_t rows_all = int64_t{p.batch} * p.heads_q * p.seqlen_q;
+    config.gridDim = dim3(static_cast<unsigned>((rows_all + kWarps - 1) / kWarps));
+    config.blockDim = dim3(kThreads);
+    return cudaLaunchKernelEx(&config, combine_kernel<typename Traits::Element, Traits::kHeadDim>, p);
+}
+
+// The launcher one instantiation file compiles per (dtype, head dim): picks the row count per
+// CTA from the GQA group and query length (fewer rows, fewer registers).
+template <typename Element, int kHeadDim>
+FlashAttnStatus launch_decode(FlashAttnDecodeParams *p, cudaStream_t stream) {
+    const int rows = (p->heads_q / p->heads_kv) * p->seqlen_q;
+    cudaError_t err;
+    if (rows <= 1) {
+        err = launch_rows<DecodeTraits<Element, kHeadDim, 1>>(*p, stream);
+    } else if (rows <= 2) {
+        err = launch_rows<DecodeTraits<Element, kHeadDim, 2>>(*p, stream);
+    } else if (rows <= 4) {
+        err = launch_rows<DecodeTraits<Element, kHeadDim, 4>>(*p, stream);
+    } else {
+        err = launch_rows<DecodeTraits<Element, kHeadDim, 8>>(*p, stream);
+    }
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();  // a failed launch must not leak its error into the next call
+        p->cuda_error = static_cast<int32_t>(err);
+        return FLASHATTN_STATUS_CUDA_ERROR;
+    }
+    return FLASHATTN_STATUS_SUCCESS;
+}
+
+}  // namespace flashattn::decode
