@@ -26,28 +26,33 @@ rm -rf "$dist" dist/candle.tar.gz
 mkdir -p "$dist/bin"
 start=$(date +%s)
 if [ "${CANDLE_PACK_PROFILE:-dev}" = release ]; then
-  profile=(--release); profile_dir=release
+  profile=(--release)
 else
-  profile=(); profile_dir=debug
+  profile=()
   for p in candle-core candle-nn gemm gemm-common gemm-f16 gemm-f32 half cudarc flashattn flashattn-sys flashattn-candle; do
     profile+=(--config "profile.dev.package.$p.opt-level=3" --config "profile.dev.package.$p.debug-assertions=false")
   done
 fi
 
-cargo test "${profile[@]}" --manifest-path "$manifest" --locked -p flashattn-candle --test gpu --no-run \
+# The package selection of scripts/test-candle.sh (every target of the workspace): another
+# selection would give candle-kernels' build script another feature set and another nvcc run.
+cargo build "${profile[@]}" --manifest-path "$manifest" --locked --workspace --all-targets \
     --message-format=json 2>/dev/null \
   | python3 -c '
 import json, shutil, sys
 for line in sys.stdin:
     try: m = json.loads(line)
     except ValueError: continue
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "gpu":
+    if m.get("reason") != "compiler-artifact" or not m.get("executable"):
+        continue
+    kind, name = m["target"]["kind"], m["target"]["name"]
+    if kind == ["test"] and name == "gpu":
         shutil.copy(m["executable"], sys.argv[1] + "/bin/flashattn-candle--gpu")
         print("packed test flashattn-candle--gpu")
+    elif kind == ["example"] and name == "llama_attention":
+        shutil.copy(m["executable"], sys.argv[1] + "/bin/llama_attention")
+        print("packed example llama_attention")
 ' "$dist"
-cargo build "${profile[@]}" --manifest-path "$manifest" --locked -p flashattn-candle --example llama_attention
-cp "target/$profile_dir/examples/llama_attention" "$dist/bin/"
-echo "packed example llama_attention"
 strip "$dist"/bin/* 2>/dev/null || true
 git rev-parse --short HEAD > "$dist/COMMIT" 2>/dev/null || echo unknown > "$dist/COMMIT"
 echo "$FLASHATTN_CUDA_ARCHS (candle-kernels: $CUDA_COMPUTE_CAP)" > "$dist/ARCHS"
