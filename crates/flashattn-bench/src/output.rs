@@ -167,10 +167,16 @@ pub fn to_csv(report: &Report) -> String {
             );
             let summary = SummaryColumns(r.effective_summary());
             let (suite, imp, mode) = (&r.suite, &r.implementation, &r.mode);
+            // The shape's fixed columns; what varies (modifiers, decode, paging) is in its key.
+            let s = &r.shape;
+            let shape = (
+                &s.dtype, s.batch, s.heads_q, s.heads_kv, s.seqlen_q, s.seqlen_k, s.head_dim,
+                s.causal,
+            );
             writer.serialize((
                 suite,
                 r.shape.key(),
-                &r.shape,
+                shape,
                 imp,
                 mode,
                 summary,
@@ -719,6 +725,15 @@ mod tests {
     fn csv_has_one_row_per_result_and_quotes() {
         let mut rep = report();
         rep.results[3].error = Some("say \"hi\", twice".into());
+        // Shapes whose JSON has extra fields (modifiers, decode, paging) keep the columns.
+        rep.results[1].shape = rep.results[1]
+            .shape
+            .clone()
+            .with_mods(crate::report::ScoreMods {
+                softcap: Some(30),
+                ..Default::default()
+            });
+        rep.results[2].shape = Shape::decode("bf16", 8, (32, 8), 4096, 128, Some(64));
         let csv = to_csv(&rep);
         assert_eq!(csv.lines().count(), rep.results.len() + 1);
         assert!(csv.lines().next().unwrap().starts_with("suite,shape,dtype"));

@@ -31,9 +31,10 @@ use crate::problem::{
 /// Query rows per decode CTA at most (the kernel's largest row tile): a GQA group times
 /// seqlen_q above this is served by several CTAs per KV head.
 const ROWS_PER_CTA: usize = 8;
-/// A part of the key range is at least this many keys: below it the combine step costs more
-/// than the parallelism gains.
-const MIN_KEYS_PER_SPLIT: usize = 256;
+/// A part of the key range is at least this many keys (two of the kernel's 32-key steps): a
+/// part's time is mostly the latency of its sequential steps, so short caches want many short
+/// parts, down to where the combine step costs more than they gain.
+const MIN_KEYS_PER_SPLIT: usize = 64;
 
 /// Sizes and options of a decode call.
 ///
@@ -96,7 +97,7 @@ impl DecodeParams {
 }
 
 /// The split count for a call on `device`: the parts fill the device's resident CTA slots once
-/// (a second, partial wave would leave most SMs idle while it runs), each part at least 256
+/// (a second, partial wave would leave most SMs idle while it runs), each part at least 64
 /// keys, never more than 1024 parts. A batch that fills the device alone gets one part.
 pub fn decode_splits(params: &DecodeParams, device: &DeviceFacts) -> usize {
     if let Some(n) = params.num_splits {
@@ -566,8 +567,8 @@ mod tests {
             decode_splits(&DecodeParams::new(64, 4096, 32, 8, 128), &d),
             1
         );
-        // Short caches are never cut below 256 keys a part.
-        assert_eq!(decode_splits(&DecodeParams::new(1, 300, 32, 8, 128), &d), 2);
+        // Short caches are never cut below 64 keys a part.
+        assert_eq!(decode_splits(&DecodeParams::new(1, 300, 32, 8, 128), &d), 5);
         assert_eq!(decode_splits(&DecodeParams::new(1, 16, 32, 8, 128), &d), 1);
         let fixed = DecodeParams {
             num_splits: Some(3),
