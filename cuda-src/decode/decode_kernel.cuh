@@ -76,7 +76,7 @@ __device__ __forceinline__ uint4 load_stream(const void *ptr) {
     return __ldcs(reinterpret_cast<const uint4 *>(ptr));
 }
 
-constexpr int pow2_at_least(int n) { return n <= 1 ? 1 : 2 * pow2_at_least((n + 1) / 2); }
+__host__ __device__ constexpr int pow2_at_least(int n) { return n <= 1 ? 1 : 2 * pow2_at_least((n + 1) / 2); }
 
 template <typename Element_, int kHeadDim_, int kRows_>
 struct DecodeTraits {
@@ -380,54 +380,83 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
     }
 }
 
-// Merge the splits' partial states of every row: LSE = log sum_s exp(LSE_s), O = sum_s
-// exp(LSE_s - LSE) O_s. One warp per (batch, head, query row).
+// A value reduced over the CTA (every thread gets the result): warps by butterfly, then the
+// warps' results through shared memory.
+template <typename Op>
+__device__ __forceinline__ float block_reduce(float v, Op op, float *scratch /* [kWarps] */) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
+    __syncthreads();  // scratch may still be read from a previous reduction
+    if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = v;
+    __syncthreads();
+    v = scratch[0];
+#pragma unroll
+    for (int w = 1; w < kWarps; ++w) v = op(v, scratch[w]);
+    return v;
+}
+
+// Merge the splits' partial states of one row per CTA: LSE = log sum_s exp(LSE_s),
+// O = sum_s exp(LSE_s - LSE) O_s. The splits are spread over the CTA (kSplitsAtOnce at a time,
+// each read as kChunks 32-byte vectors), since a batch-1 decode has few rows and many splits.
 template <typename Element, int kHeadDim>
 __global__ void __launch_bounds__(kThreads) combine_kernel(const FlashAttnDecodeParams p) {
     constexpr int kChunks = kHeadDim / kChunk;
+    constexpr int kLanesPerSplit = pow2_at_least(kChunks);
+    constexpr int kSplitsAtOnce = kThreads / kLanesPerSplit;
+    __shared__ float scratch[kWarps];
+    __shared__ float partial[kSplitsAtOnce][kHeadDim];
+
     const int64_t rows_all = int64_t{p.batch} * p.heads_q * p.seqlen_q;
-    const int64_t row = int64_t{blockIdx.x} * kWarps + threadIdx.x / 32;
-    const int lane = threadIdx.x % 32;
-    if (row >= rows_all) return;
+    const int64_t row = blockIdx.x;  // (b, h, i) with i fastest, as the LSE layout
     const float *lse_part = p.workspace + int64_t{p.num_splits} * rows_all * kHeadDim;
+    const auto fmax_op = [](float a, float b) { return fmaxf(a, b); };
+    const auto add_op = [](float a, float b) { return a + b; };
+
     float m = -CUDART_INF_F;
-    for (int s = lane; s < p.num_splits; s += 32) m = fmaxf(m, lse_part[s * rows_all + row]);
-#pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, offset));
+    for (int s = threadIdx.x; s < p.num_splits; s += kThreads) m = fmaxf(m, lse_part[s * rows_all + row]);
+    m = block_reduce(m, fmax_op, scratch);
     float total = 0.f;
     if (m != -CUDART_INF_F)
-        for (int s = lane; s < p.num_splits; s += 32) total += expf(lse_part[s * rows_all + row] - m);
-#pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2) total += __shfl_xor_sync(0xffffffffu, total, offset);
+        for (int s = threadIdx.x; s < p.num_splits; s += kThreads) total += expf(lse_part[s * rows_all + row] - m);
+    total = block_reduce(total, add_op, scratch);
     const float lse = m == -CUDART_INF_F ? -CUDART_INF_F : m + logf(total);
-    // row enumerates (b, h, i) with i fastest, as the LSE layout does.
+
+    const int group = threadIdx.x / kLanesPerSplit, c = threadIdx.x % kLanesPerSplit;
+    float out[kChunk] = {};
+    if (c < kChunks && lse != -CUDART_INF_F) {
+#pragma unroll 4
+        for (int s = group; s < p.num_splits; s += kSplitsAtOnce) {
+            const float ls = lse_part[s * rows_all + row];
+            const float w = ls == -CUDART_INF_F ? 0.f : expf(ls - lse);
+            const float4 *src = reinterpret_cast<const float4 *>(p.workspace + (s * rows_all + row) * kHeadDim + c * kChunk);
+#pragma unroll
+            for (int e = 0; e < kChunk / 4; ++e) {
+                const float4 v = src[e];
+                out[4 * e] = fmaf(w, v.x, out[4 * e]);
+                out[4 * e + 1] = fmaf(w, v.y, out[4 * e + 1]);
+                out[4 * e + 2] = fmaf(w, v.z, out[4 * e + 2]);
+                out[4 * e + 3] = fmaf(w, v.w, out[4 * e + 3]);
+            }
+        }
+    }
+    if (c < kChunks)
+#pragma unroll
+        for (int e = 0; e < kChunk; ++e) partial[group][c * kChunk + e] = out[e];
+    __syncthreads();
+    if (group != 0 || c >= kChunks) return;
+#pragma unroll
+    for (int g = 1; g < kSplitsAtOnce; ++g)
+#pragma unroll
+        for (int e = 0; e < kChunk; ++e) out[e] += partial[g][c * kChunk + e];
+
     const int i = static_cast<int>(row % p.seqlen_q);
     const int h = static_cast<int>((row / p.seqlen_q) % p.heads_q);
     const int b = static_cast<int>(row / (int64_t{p.seqlen_q} * p.heads_q));
-    if (p.lse && lane == 0) p.lse[row] = lse;
-    for (int c = lane; c < kChunks; c += 32) {
-        float out[kChunk] = {};
-        if (lse != -CUDART_INF_F) {
-            for (int s = 0; s < p.num_splits; ++s) {
-                const float ls = lse_part[s * rows_all + row];
-                if (ls == -CUDART_INF_F) continue;
-                const float w = expf(ls - lse);
-                const float4 *src = reinterpret_cast<const float4 *>(p.workspace + (s * rows_all + row) * kHeadDim + c * kChunk);
-#pragma unroll
-                for (int e = 0; e < kChunk / 4; ++e) {
-                    const float4 v = src[e];
-                    out[4 * e] = fmaf(w, v.x, out[4 * e]);
-                    out[4 * e + 1] = fmaf(w, v.y, out[4 * e + 1]);
-                    out[4 * e + 2] = fmaf(w, v.z, out[4 * e + 2]);
-                    out[4 * e + 3] = fmaf(w, v.w, out[4 * e + 3]);
-                }
-            }
-        }
-        char *dst = static_cast<char *>(p.o) + (b * p.o_batch_stride + int64_t{i} * p.o_row_stride +
-                                                int64_t{h} * p.o_head_stride + c * kChunk) *
-                                                   int64_t{sizeof(Element)};
-        *reinterpret_cast<uint4 *>(dst) = pack(out, static_cast<const Element *>(nullptr));
-    }
+    if (p.lse && c == 0) p.lse[row] = lse;
+    char *dst = static_cast<char *>(p.o) + (b * p.o_batch_stride + int64_t{i} * p.o_row_stride +
+                                            int64_t{h} * p.o_head_stride + c * kChunk) *
+                                               int64_t{sizeof(Element)};
+    *reinterpret_cast<uint4 *>(dst) = pack(out, static_cast<const Element *>(nullptr));
 }
 
 template <typename Traits>
@@ -440,8 +469,8 @@ cudaError_t launch_rows(const FlashAttnDecodeParams &p, cudaStream_t stream) {
     config.stream = stream;
     cudaError_t err = cudaLaunchKernelEx(&config, decode_kernel<Traits>, p);
     if (err != cudaSuccess || p.num_splits == 1) return err;
-    const int64_t rows_all = int64_t{p.batch} * p.heads_q * p.seqlen_q;
-    config.gridDim = dim3(static_cast<unsigned>((rows_all + kWarps - 1) / kWarps));
+    // One CTA per query row (at most i32::MAX rows: the Rust layer checks).
+    config.gridDim = dim3(static_cast<unsigned>(int64_t{p.batch} * p.heads_q * p.seqlen_q));
     config.blockDim = dim3(kThreads);
     return cudaLaunchKernelEx(&config, combine_kernel<typename Traits::Element, Traits::kHeadDim>, p);
 }
