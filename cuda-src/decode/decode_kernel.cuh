@@ -9,7 +9,8 @@
 //   query head.
 // - Split-KV: the key range of a sequence is cut into `num_splits` parts, one CTA each, so a
 //   batch-1 decode over a long cache still fills the GPU. Each part leaves a partial (O, LSE)
-//   in the caller's f32 workspace and `combine_kernel` merges them exactly as merge.cuh does.
+//   in the caller's f32 workspace and `combine_kernel` merges them with merge.cuh's weighting,
+//   over all parts at once.
 //   With one split the kernel writes O and LSE itself.
 //
 // Lane layout: a key row of kHeadDim elements is kLanesPerKey lanes x 8 elements; a warp holds
