@@ -292,8 +292,15 @@ pub fn validate_decode(
     };
     let elem = dtype.size_bytes() as u64;
     let q_dims = [p.batch, p.seqlen_q, p.heads_q];
+    // (name, first byte, one past the last) of every buffer; no allocation per launch.
     let mut spans = [("", 0u128, 0u128); 8];
     let mut n = 0;
+    if let Some(pg) = t.paged {
+        let entries =
+            (p.batch - 1) as u128 * pg.width as u128 + p.seqlen_k.div_ceil(pg.page_size) as u128;
+        spans[n] = ("block_table", pg.ptr as u128, pg.ptr as u128 + 4 * entries);
+        n += 1;
+    }
     for (name, x, dims) in [
         ("q", &t.q, q_dims),
         ("k", &t.k, kv_dims),
@@ -577,6 +584,176 @@ mod tests {
         assert_eq!(decode_splits(&fixed, &d), 3);
         assert_eq!(decode_workspace_len(&fixed, 3), 3 * 32 * 129);
         assert_eq!(decode_workspace_len(&fixed, 1), 0);
+    }
+
+    /// A valid paged call: batch 2, 1 query row, 32/8 heads, d128, 1000 keys in pages of 64.
+    fn paged_call() -> (DecodeParams, RawDecode) {
+        let p = DecodeParams {
+            num_splits: Some(4),
+            ..DecodeParams::new(2, 1000, 32, 8, 128)
+        };
+        let tensor = |ptr: u64, len: usize, strides: Strides| RawTensor {
+            ptr,
+            len,
+            dtype: crate::DType::BF16,
+            strides,
+        };
+        let qs = Strides::bshd(1, 32, 128);
+        let ks = Strides::bshd(64, 8, 128);
+        let kv_len = 40 * 64 * 8 * 128;
+        let t = RawDecode {
+            q: tensor(0x10_0000, 2 * 32 * 128, qs),
+            k: tensor(0x100_0000, kv_len, ks),
+            v: tensor(0x200_0000, kv_len, ks),
+            o: tensor(0x20_0000, 2 * 32 * 128, qs),
+            lse: Some(RawLse {
+                ptr: 0x30_0000,
+                len: 64,
+            }),
+            paged: Some(RawPaged {
+                ptr: 0x40_0000,
+                len: 2 * 16,
+                width: 16,
+                page_size: 64,
+                num_pages: 40,
+            }),
+            seqlens_k: Some((0x50_0000, 2)),
+            workspace: Some((0x60_0000, decode_workspace_len(&p, 4))),
+        };
+        (p, t)
+    }
+
+    #[test]
+    fn every_decode_input_is_validated_with_a_typed_error() {
+        let d = h100();
+        let (p, t) = paged_call();
+        assert_eq!(validate_decode(&p, &t, &d).unwrap().0, 4);
+        let refuse = |p: &DecodeParams, t: &RawDecode| validate_decode(p, t, &d).unwrap_err();
+        // Page sizes: positive multiples of 16.
+        for ps in [0, 8, 24] {
+            let mut bad = t;
+            bad.paged.as_mut().unwrap().page_size = ps;
+            assert!(matches!(refuse(&p, &bad), Error::InvalidPageSize(x) if x == ps));
+        }
+        // A table row too narrow for seqlen_k, and a table too short for the batch.
+        let mut bad = t;
+        bad.paged.as_mut().unwrap().width = 15;
+        assert!(matches!(
+            refuse(&p, &bad),
+            Error::BlockTableTooNarrow {
+                width: 15,
+                needed: 16
+            }
+        ));
+        let mut bad = t;
+        bad.paged.as_mut().unwrap().len = 31;
+        assert!(matches!(
+            refuse(&p, &bad),
+            Error::SliceTooShort {
+                tensor: "block_table",
+                ..
+            }
+        ));
+        // Pages that do not hold the addressed keys.
+        let mut bad = t;
+        bad.k.len -= 1;
+        assert!(matches!(
+            refuse(&p, &bad),
+            Error::SliceTooShort { tensor: "k", .. }
+        ));
+        // Workspace missing or short for the split count; seqlens_k short for the batch.
+        let mut bad = t;
+        bad.workspace = None;
+        assert!(matches!(
+            refuse(&p, &bad),
+            Error::SliceTooShort {
+                tensor: "workspace",
+                len: 0,
+                ..
+            }
+        ));
+        let mut bad = t;
+        bad.workspace.as_mut().unwrap().1 -= 1;
+        assert!(matches!(
+            refuse(&p, &bad),
+            Error::SliceTooShort {
+                tensor: "workspace",
+                ..
+            }
+        ));
+        let one_part = DecodeParams {
+            num_splits: Some(1),
+            ..p.clone()
+        };
+        let mut no_ws = t;
+        no_ws.workspace = None;
+        assert!(validate_decode(&one_part, &no_ws, &d).is_ok());
+        let mut bad = t;
+        bad.seqlens_k = Some((0x50_0000, 1));
+        assert!(matches!(
+            refuse(&p, &bad),
+            Error::SliceTooShort {
+                tensor: "seqlens_k",
+                ..
+            }
+        ));
+        // Written buffers overlapping anything.
+        let mut bad = t;
+        bad.workspace = Some((0x10_0000, decode_workspace_len(&p, 4)));
+        assert!(matches!(
+            refuse(&p, &bad),
+            Error::Aliasing {
+                output: "workspace",
+                other: "q"
+            }
+        ));
+        let mut bad = t;
+        bad.lse = Some(RawLse {
+            ptr: 0x40_0000,
+            len: 64,
+        });
+        assert!(matches!(refuse(&p, &bad), Error::Aliasing { .. }));
+        // Sizes, heads, dtype, head dim, scale.
+        let zero = DecodeParams {
+            seqlen_k: 0,
+            ..p.clone()
+        };
+        assert!(matches!(
+            refuse(&zero, &t),
+            Error::ZeroSize { what: "seqlen_k" }
+        ));
+        let uneven = DecodeParams {
+            heads_kv: 5,
+            ..p.clone()
+        };
+        assert!(matches!(
+            refuse(&uneven, &t),
+            Error::HeadsNotDivisible { .. }
+        ));
+        let mut bad = t;
+        bad.v.dtype = crate::DType::F16;
+        assert!(matches!(
+            refuse(&p, &bad),
+            Error::DtypeMismatch { tensor: "v", .. }
+        ));
+        let odd = DecodeParams {
+            head_dim: 72,
+            ..p.clone()
+        };
+        assert!(matches!(refuse(&odd, &t), Error::UnsupportedHeadDim { .. }));
+        let nan = DecodeParams {
+            softmax_scale: Some(f32::NAN),
+            ..p.clone()
+        };
+        assert!(matches!(refuse(&nan, &t), Error::InvalidScale(_)));
+        let wide = DecodeParams {
+            batch: 70_000,
+            ..p.clone()
+        };
+        assert!(matches!(
+            refuse(&wide, &t),
+            Error::TooLarge { what: "batch", .. }
+        ));
     }
 
     #[test]
