@@ -16,6 +16,8 @@ pub struct Tile {
     pub kv_splits: u32,
     /// The configuration used when the caller names none (one per head dim).
     pub is_default: bool,
+    /// Also compile the softcap/ALiBi kernel of this tile (see [`with_score_mods`]).
+    pub score_mods: bool,
 }
 
 const fn tile(
@@ -34,6 +36,7 @@ const fn tile(
         stages,
         kv_splits: 1,
         is_default,
+        score_mods: false,
     }
 }
 
@@ -49,6 +52,18 @@ const fn split_tile(
     Tile {
         kv_splits,
         ..tile(head_dim, block_m, block_n, warps, stages, false)
+    }
+}
+
+/// The tile with its second kernel, the score-modifier (softcap and ALiBi) instantiation. Each
+/// one doubles that tile's nvcc time, so not every tile has one: the default of each head dim,
+/// the tiles the tuned dispatch table and the built-in rule pick for large and small problems,
+/// and one short-sequence tile. A call with softcap or ALiBi runs only on these (the launch layer
+/// and the fuzzer know); windows, the alignment and sinks run on every tile.
+const fn with_score_mods(t: Tile) -> Tile {
+    Tile {
+        score_mods: true,
+        ..t
     }
 }
 
@@ -68,36 +83,36 @@ const fn split_tile(
 ///   slower and spilled under the 128-register cap.
 /// - The one-warp d64 tile is deliberately slow: the benchmark gate's negative control.
 pub const SM80_TILES: &[Tile] = &[
-    tile(32, 128, 64, 4, 2, true),
-    tile(32, 64, 64, 4, 2, false),
-    tile(64, 128, 64, 4, 2, true),
+    with_score_mods(tile(32, 128, 64, 4, 2, true)),
+    with_score_mods(tile(32, 64, 64, 4, 2, false)),
+    with_score_mods(tile(64, 128, 64, 4, 2, true)),
     tile(64, 128, 128, 4, 1, false),
     tile(64, 128, 128, 4, 2, false),
     tile(64, 128, 64, 8, 2, false),
     tile(64, 128, 128, 8, 2, false),
-    tile(64, 64, 64, 4, 2, false),
+    with_score_mods(tile(64, 64, 64, 4, 2, false)),
     tile(64, 64, 64, 4, 1, false),
-    tile(64, 64, 128, 4, 2, false),
+    with_score_mods(tile(64, 64, 128, 4, 2, false)),
     tile(64, 64, 128, 4, 1, false),
     tile(64, 16, 64, 1, 2, false),
-    split_tile(64, 32, 64, 8, 1, 4),
+    with_score_mods(split_tile(64, 32, 64, 8, 1, 4)),
     split_tile(64, 64, 64, 8, 1, 2),
     split_tile(64, 64, 64, 16, 1, 4),
-    tile(96, 128, 64, 4, 2, true),
-    tile(96, 64, 64, 4, 2, false),
+    with_score_mods(tile(96, 128, 64, 4, 2, true)),
+    with_score_mods(tile(96, 64, 64, 4, 2, false)),
     // 128-row 4-warp tiles sit at the 255-register edge for d128 (ptxas spills ~90 bytes);
     // the 8-warp tile of the same shape has no spills but twice the smem reads per FLOP.
-    tile(128, 128, 64, 4, 2, true),
+    with_score_mods(tile(128, 128, 64, 4, 2, true)),
     tile(128, 128, 64, 4, 1, false),
-    tile(128, 128, 64, 8, 2, false),
+    with_score_mods(tile(128, 128, 64, 8, 2, false)),
     tile(128, 128, 32, 4, 1, false),
-    tile(128, 64, 64, 4, 2, false),
+    with_score_mods(tile(128, 64, 64, 4, 2, false)),
     tile(128, 64, 128, 4, 2, false),
-    split_tile(128, 32, 64, 8, 1, 4),
-    tile(256, 64, 64, 4, 1, true),
+    with_score_mods(split_tile(128, 32, 64, 8, 1, 4)),
+    with_score_mods(tile(256, 64, 64, 4, 1, true)),
     tile(256, 64, 64, 4, 2, false),
     tile(256, 64, 32, 4, 2, false),
-    tile(256, 128, 64, 8, 1, false),
+    with_score_mods(tile(256, 128, 64, 8, 1, false)),
 ];
 
 /// One tile configuration of the Hopper (sm_90a) kernel: `warpgroups` x 64 query rows.
@@ -106,6 +121,8 @@ pub struct HopperTile {
     pub block_n: u32,
     pub warpgroups: u32,
     pub stages: u32,
+    /// Also compile the softcap/ALiBi kernel of this tile (see [`with_score_mods`]).
+    pub score_mods: bool,
 }
 
 const fn hopper_tile(head_dim: u32, block_n: u32, warpgroups: u32, stages: u32) -> HopperTile {
@@ -114,6 +131,16 @@ const fn hopper_tile(head_dim: u32, block_n: u32, warpgroups: u32, stages: u32) 
         block_n,
         warpgroups,
         stages,
+        score_mods: false,
+    }
+}
+
+/// A Hopper tile with its score-modifier kernel (the ones the tuned table picks, and the
+/// one-warpgroup 64-key tile for short sequences).
+const fn hopper_with_score_mods(t: HopperTile) -> HopperTile {
+    HopperTile {
+        score_mods: true,
+        ..t
     }
 }
 
@@ -131,18 +158,18 @@ const fn hopper_tile(head_dim: u32, block_n: u32, warpgroups: u32, stages: u32) 
 /// alternate key tiles, merged through shared memory) and were slower on every seed shape, so
 /// the short shapes' time is not the chain of key iterations; they are not compiled.
 pub const SM90_TILES: &[HopperTile] = &[
-    hopper_tile(64, 64, 1, 2),
+    hopper_with_score_mods(hopper_tile(64, 64, 1, 2)),
     hopper_tile(64, 64, 1, 3),
-    hopper_tile(64, 128, 1, 2),
+    hopper_with_score_mods(hopper_tile(64, 128, 1, 2)),
     hopper_tile(64, 128, 1, 3),
     hopper_tile(64, 64, 2, 2),
-    hopper_tile(64, 128, 2, 2),
-    hopper_tile(128, 64, 1, 2),
-    hopper_tile(128, 64, 2, 2),
-    hopper_tile(128, 128, 2, 2),
+    hopper_with_score_mods(hopper_tile(64, 128, 2, 2)),
+    hopper_with_score_mods(hopper_tile(128, 64, 1, 2)),
+    hopper_with_score_mods(hopper_tile(128, 64, 2, 2)),
+    hopper_with_score_mods(hopper_tile(128, 128, 2, 2)),
     // Head dim 256: 128 O accumulators per thread leave room for 64 keys of S only (one CTA
     // per SM, no spills); P.V runs as two N = 128 halves.
     hopper_tile(256, 64, 1, 2),
     hopper_tile(256, 64, 1, 3),
-    hopper_tile(256, 64, 2, 2),
+    hopper_with_score_mods(hopper_tile(256, 64, 2, 2)),
 ];

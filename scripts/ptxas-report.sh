@@ -29,8 +29,8 @@ fi
 echo "Registers per thread, spill bytes (stores/loads) and static stack; dynamic shared memory is"
 echo "the \`smem_bytes\` of each configuration (\`flashattn::kernel_configs()\`)."
 echo
-echo "| kernel | arch | dtype | head dim | block_m | block_n | warps | stages | kv splits | registers | spill st/ld bytes | stack bytes |"
-echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| kernel | arch | dtype | head dim | block_m | block_n | warps | stages | kv splits | score mods | registers | spill st/ld bytes | stack bytes |"
+echo "|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|"
 # The portable kernel for every target arch; the Hopper kernel only for sm_90a, as the build does.
 for arch in ${FLASHATTN_CUDA_ARCHS:-80 90a}; do
   files=("$gen"/fwd_sm80_*.cu)
@@ -49,15 +49,15 @@ arch = sys.argv[1]
 cur = None
 for line in sys.stdin:
     if "Compiling entry" in line:
-        m = re.search(r"sm80\d+fwd_kernelINS0_9FwdTraitsI(\w+?)Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E", line)
-        h = re.search(r"sm90\d+fwd_kernelINS0_9FwdTraitsI(\w+?)Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E", line)
+        m = re.search(r"sm80\d+fwd_kernelINS0_9FwdTraitsI(\w+?)Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)EEELb(\d)E", line)
+        h = re.search(r"sm90\d+fwd_kernelINS0_9FwdTraitsI(\w+?)Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)EEELb(\d)E", line)
         if m:
             dtype = "bf16" if "bfloat16" in m.group(1) else "f16"
-            cur = ["sm80", f"sm_{arch}", dtype] + [m.group(i) for i in range(2, 8)]
+            cur = ["sm80", f"sm_{arch}", dtype] + [m.group(i) for i in range(2, 8)] + ["yes" if m.group(8) == "1" else "no"]
         elif h:
             dtype = "bf16" if "bfloat16" in h.group(1) else "f16"
             hd, bn, wg, st = (int(h.group(i)) for i in range(2, 6))
-            cur = ["sm90", f"sm_{arch}", dtype, str(hd), str(64 * wg), str(bn), str(4 * wg), str(st), "1"]
+            cur = ["sm90", f"sm_{arch}", dtype, str(hd), str(64 * wg), str(bn), str(4 * wg), str(st), "1", "yes" if h.group(6) == "1" else "no"]
         stack = spill = None
         continue
     if cur is None: continue

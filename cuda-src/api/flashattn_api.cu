@@ -20,32 +20,43 @@ constexpr int32_t FLASHATTN_ANY_NEWER_CC = 9999;
 
 struct ConfigEntry {
     FlashAttnConfig info;
-    Launcher launch;
-    bool is_default;  // the built-in choice for its (dtype, head dim) when no config is named
+    Launcher launch;      // the plain kernel: masks, windows and sinks, no softcap or ALiBi
+    Launcher launch_mod;  // the same tile with softcap and ALiBi (common/mask.cuh), or null
+    bool is_default;      // the built-in choice for its (dtype, head dim) when no config is named
 };
 
 // Rows come from the tables in cuda-src/tiles.rs (written out by crates/flashattn-sys/build/), filtered by the build's
 // FLASHATTN_HEAD_DIMS / FLASHATTN_DTYPES / FLASHATTN_CUDA_ARCHS, one macro call per line.
+// score_mods (0 or 1) says whether the generated files also instantiate the configuration's
+// softcap/ALiBi kernel; only then is its launcher named, so no undefined symbol is left behind.
+#define FLASHATTN_MOD_LAUNCHER_0(kernel, ...) nullptr
+#define FLASHATTN_MOD_LAUNCHER_1(kernel, ...) &flashattn::kernel::launch_fwd<__VA_ARGS__, true>
 // Portable kernel: SASS for every target arch plus PTX of the newest, so it runs from the oldest
 // target (FLASHATTN_PORTABLE_MIN_CC, defined by the generated file) to any newer GPU.
 #define FLASHATTN_SM80_TRAITS(element, head_dim, block_m, block_n, warps, stages, kv_splits) \
     flashattn::sm80::FwdTraits<element, head_dim, block_m, block_n, warps, stages, kv_splits>
 #define FLASHATTN_SM80_CONFIG(id, dtype, element, head_dim, block_m, block_n, warps, stages, kv_splits, name,  \
-                              is_default)                                                                   \
+                              is_default, score_mods)                                                       \
     ConfigEntry{{id, dtype, head_dim, block_m, block_n, warps, stages, kv_splits, FLASHATTN_PORTABLE_MIN_CC, FLASHATTN_ANY_NEWER_CC,                   \
                  FLASHATTN_SM80_TRAITS(element, head_dim, block_m, block_n, warps, stages, kv_splits)::kSmemBytes, \
-                 name},                                                                                      \
+                 score_mods, name},                                                                          \
                 &flashattn::sm80::launch_fwd<                                                                \
-                    FLASHATTN_SM80_TRAITS(element, head_dim, block_m, block_n, warps, stages, kv_splits)>,     \
+                    FLASHATTN_SM80_TRAITS(element, head_dim, block_m, block_n, warps, stages, kv_splits), false>, \
+                FLASHATTN_MOD_LAUNCHER_##score_mods(                                                         \
+                    sm80, FLASHATTN_SM80_TRAITS(element, head_dim, block_m, block_n, warps, stages, kv_splits)), \
                 is_default},
 // Hopper kernel: sm_90a machine code, which runs on compute capability 9.0 only.
 #define FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages) \
     flashattn::sm90::FwdTraits<element, head_dim, block_n, warpgroups, stages>
-#define FLASHATTN_SM90_CONFIG(id, dtype, element, head_dim, block_n, warpgroups, stages, name)                      \
+#define FLASHATTN_SM90_CONFIG(id, dtype, element, head_dim, block_n, warpgroups, stages, name, score_mods)          \
     ConfigEntry{{id, dtype, head_dim, FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages)::kBlockM, \
                  block_n, FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages)::kWarps, stages, 1, 90, \
-                 90, FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages)::kSmemLaunchBytes, name},    \
-                &flashattn::sm90::launch_fwd<FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages)>,    \
+                 90, FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages)::kSmemLaunchBytes,          \
+                 score_mods, name},                                                                                  \
+                &flashattn::sm90::launch_fwd<FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages),     \
+                                             false>,                                                                 \
+                FLASHATTN_MOD_LAUNCHER_##score_mods(                                                                 \
+                    sm90, FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages)),                      \
                 false},
 
 const ConfigEntry kConfigs[] = {
@@ -66,6 +77,13 @@ bool params_are_launchable(const FlashAttnFwdParams &p) {
     if (p.heads_q > 65535 || p.batch > 65535) return false;
     if (static_cast<int64_t>(p.heads_q) * p.batch > INT32_MAX) return false;
     if (!(std::isfinite(p.softmax_scale) && p.softmax_scale > 0.f)) return false;
+    // Masks and score modifiers: windows are -1 (unbounded) or a size; the softcap is 0 (off) or
+    // a finite positive cap; the per-head f32 vectors are 4-byte aligned.
+    if (p.window_left < -1 || p.window_right < -1) return false;
+    if (p.causal_top_left != 0 && p.causal_top_left != 1) return false;
+    if (!(std::isfinite(p.softcap) && p.softcap >= 0.f)) return false;
+    if ((reinterpret_cast<uintptr_t>(p.alibi_slopes) & 3) != 0 || (reinterpret_cast<uintptr_t>(p.sinks) & 3) != 0)
+        return false;
     if (!aligned16(p.q) || !aligned16(p.k) || !aligned16(p.v) || !aligned16(p.o)) return false;
     const int64_t strides[] = {p.q_batch_stride, p.q_row_stride, p.q_head_stride, p.k_batch_stride,
                                p.k_row_stride,   p.k_head_stride, p.v_batch_stride, p.v_row_stride,
@@ -75,7 +93,12 @@ bool params_are_launchable(const FlashAttnFwdParams &p) {
     return true;
 }
 
+// Whether the call needs the score-modifier kernel: softcap or ALiBi. Windows, the alignment and
+// sinks are runtime values of the plain kernel.
+bool needs_score_mods(const FlashAttnFwdParams &p) { return p.softcap > 0.f || p.alibi_slopes != nullptr; }
+
 const ConfigEntry *find_config(const FlashAttnFwdParams &p, FlashAttnStatus *status) {
+    const bool mods = needs_score_mods(p);
     if (p.config_id >= 0) {
         if (p.config_id >= kConfigCount) {
             *status = FLASHATTN_STATUS_UNKNOWN_CONFIG;
@@ -86,18 +109,29 @@ const ConfigEntry *find_config(const FlashAttnFwdParams &p, FlashAttnStatus *sta
             *status = FLASHATTN_STATUS_UNKNOWN_CONFIG;
             return nullptr;
         }
+        if (mods && !e.launch_mod) {
+            *status = FLASHATTN_STATUS_UNSUPPORTED_FEATURE;
+            return nullptr;
+        }
         return &e;
     }
+    // The default of this (dtype, head dim), else its first configuration; with score
+    // modifiers only configurations that have them count.
     const ConfigEntry *first = nullptr;
-    bool dtype_known = false;
+    bool dtype_known = false, head_dim_known = false;
     for (const ConfigEntry &e : kConfigs) {
         if (e.info.dtype != p.dtype) continue;
         dtype_known = true;
         if (e.info.head_dim != p.head_dim) continue;
+        head_dim_known = true;
+        if (mods && !e.launch_mod) continue;
         if (e.is_default) return &e;
         if (!first) first = &e;
     }
-    if (!first) *status = dtype_known ? FLASHATTN_STATUS_UNSUPPORTED_HEAD_DIM : FLASHATTN_STATUS_UNSUPPORTED_DTYPE;
+    if (!first)
+        *status = !dtype_known      ? FLASHATTN_STATUS_UNSUPPORTED_DTYPE
+                  : !head_dim_known ? FLASHATTN_STATUS_UNSUPPORTED_HEAD_DIM
+                                    : FLASHATTN_STATUS_UNSUPPORTED_FEATURE;
     return first;
 }
 
@@ -129,7 +163,8 @@ FlashAttnStatus flashattn_fwd(FlashAttnFwdParams *params, void *stream) {
         params->compute_capability > entry->info.max_compute_capability)
         return FLASHATTN_STATUS_UNSUPPORTED_ARCH;
     if (!params_are_launchable(*params)) return FLASHATTN_STATUS_INVALID_PARAMS;
-    return entry->launch(params, static_cast<cudaStream_t>(stream));
+    const Launcher launch = needs_score_mods(*params) ? entry->launch_mod : entry->launch;
+    return launch(params, static_cast<cudaStream_t>(stream));
 }
 
 const char *flashattn_status_string(FlashAttnStatus status) {
@@ -141,6 +176,8 @@ const char *flashattn_status_string(FlashAttnStatus status) {
         case FLASHATTN_STATUS_UNSUPPORTED_ARCH: return "no compiled kernel supports this compute capability";
         case FLASHATTN_STATUS_UNKNOWN_CONFIG: return "unknown kernel configuration for this dtype and head dim";
         case FLASHATTN_STATUS_CUDA_ERROR: return "CUDA error";
+        case FLASHATTN_STATUS_UNSUPPORTED_FEATURE:
+            return "softcap or ALiBi asked of a configuration compiled without score modifiers";
     }
     return "unknown status";
 }

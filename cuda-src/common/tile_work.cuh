@@ -1,22 +1,23 @@
 // What both forward kernels agree on, outside their math: which (query tile, head, batch) a CTA
-// computes, where its rows of Q, K, V, O and LSE live, which keys it can see, and how a
-// kernel is launched. The kernels differ only in how they compute a tile.
+// computes, where its rows of Q, K, V, O and LSE live, which keys it can see (common/mask.cuh),
+// and how a kernel is launched. The kernels differ only in how they compute a tile.
 #pragma once
 
 #include <cuda_runtime.h>
 #include <math_constants.h>
 #include <stdint.h>
 
+#include "common/mask.cuh"
 #include "flashattn.h"
 
 namespace flashattn {
 
 template <typename Element>
 struct TileWork {
-    int row_begin;    // first query row of the tile
-    int rows_here;    // query rows of the tile that exist (the last tile may be short)
-    int diag_offset;  // bottom-right causal alignment: query i sees keys j <= i + diag_offset
-    int key_end;      // keys [0, key_end) are visible to at least one row of the tile
+    int row_begin;  // first query row of the tile
+    int rows_here;  // query rows of the tile that exist (the last tile may be short)
+    int head;       // query head
+    KeyRange keys;  // the keys some row of the tile sees
     const Element *q;  // row row_begin of this head
     const Element *k;  // row 0 of this (GQA) KV head
     const Element *v;
@@ -30,7 +31,11 @@ struct TileWork {
     // grid runs as long as the worst SM. Causal launches are therefore renumbered so the linear
     // order walks every (batch, head) of the longest tile first, then the next longest: each
     // dispatch round hands out tiles of equal length and later rounds fill in behind.
-    __device__ __forceinline__ TileWork(const FlashAttnFwdParams &p, int block_m) {
+    __device__ __forceinline__ TileWork(const FlashAttnFwdParams &p, int block_m)
+        : TileWork(p, block_m, tile_coords(p)) {}
+
+    // (query tile, head, batch) of this CTA.
+    __device__ __forceinline__ static int3 tile_coords(const FlashAttnFwdParams &p) {
         int m_block = blockIdx.x, head = blockIdx.y, batch = blockIdx.z;
         if (p.causal) {
             // Both launch layers bound heads x batch to INT32_MAX, so this product cannot wrap.
@@ -42,10 +47,16 @@ struct TileWork {
             head = head_batch % gridDim.y;
             batch = head_batch / gridDim.y;
         }
+        return make_int3(m_block, head, batch);
+    }
+
+    __device__ __forceinline__ TileWork(const FlashAttnFwdParams &p, int block_m, int3 tile)
+        : row_begin(tile.x * block_m),
+          rows_here(min(block_m, p.seqlen_q - tile.x * block_m)),
+          head(tile.y),
+          keys(p, tile.x * block_m, min(block_m, p.seqlen_q - tile.x * block_m)) {
+        const int batch = tile.z;
         const int kv_head = head / (p.heads_q / p.heads_kv);
-        row_begin = m_block * block_m;
-        rows_here = min(block_m, p.seqlen_q - row_begin);
-        diag_offset = p.seqlen_k - p.seqlen_q;
         q = static_cast<const Element *>(p.q) + batch * p.q_batch_stride + head * p.q_head_stride +
             row_begin * p.q_row_stride;
         k = static_cast<const Element *>(p.k) + batch * p.k_batch_stride + kv_head * p.k_head_stride;
@@ -53,31 +64,27 @@ struct TileWork {
         o = static_cast<Element *>(p.o) + batch * p.o_batch_stride + head * p.o_head_stride +
             row_begin * p.o_row_stride;
         lse = p.lse ? p.lse + (static_cast<int64_t>(batch) * p.heads_q + head) * p.seqlen_q + row_begin : nullptr;
-        key_end = p.seqlen_k;
-        if (p.causal) key_end = min(key_end, row_begin + rows_here + diag_offset);
     }
 
-    // Whether the key tile starting at key0 straddles the sequence end or the causal diagonal
-    // for some row of this tile; the other tiles run mask-free. The per-element test inside
-    // such a tile (key col visible to row iff col < seqlen_k and, causal, col <= row +
-    // diag_offset) stays written out in each kernel's mask loop: behind a helper, ptxas
-    // emitted about 15% more SASS for both kernels.
-    __device__ __forceinline__ bool needs_mask(const FlashAttnFwdParams &p, int key0, int block_n) const {
-        return key0 + block_n > p.seqlen_k || (p.causal && key0 + block_n - 1 > row_begin + diag_offset);
+    // The attention sink of this head, or -inf (which changes nothing) without sinks.
+    __device__ __forceinline__ float sink(const FlashAttnFwdParams &p) const {
+        return p.sinks ? p.sinks[head] : -CUDART_INF_F;
     }
 
-    // A tile whose every row is masked gets O = 0 and LSE = -inf with no K/V traffic, from the
-    // CTA's kThreads threads; returns whether it was one (then the CTA is done). kChunksPerRow:
-    // 16-byte chunks per O row.
+    // A tile whose every row sees no key gets O = 0 and LSE = -inf (the head's sink logit with
+    // sinks) with no K/V traffic, from the CTA's kThreads threads; returns whether it was one
+    // (then the CTA is done). kChunksPerRow: 16-byte chunks per O row.
     template <int kChunksPerRow, int kThreads>
     __device__ __forceinline__ bool finish_if_fully_masked(const FlashAttnFwdParams &p) const {
-        if (key_end > 0) return false;
+        if (!keys.empty()) return false;
         for (int i = threadIdx.x; i < rows_here * kChunksPerRow; i += kThreads) {
             const int row = i / kChunksPerRow, chunk = i % kChunksPerRow;
             *reinterpret_cast<uint4 *>(o + row * p.o_row_stride + chunk * 8) = make_uint4(0, 0, 0, 0);
         }
-        if (lse)
-            for (int row = threadIdx.x; row < rows_here; row += kThreads) lse[row] = -CUDART_INF_F;
+        if (lse) {
+            const float value = sink(p);
+            for (int row = threadIdx.x; row < rows_here; row += kThreads) lse[row] = value;
+        }
         return true;
     }
 };

@@ -15,7 +15,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct below changes layout; the Rust side checks it at run time. */
-#define FLASHATTN_ABI_VERSION 3
+#define FLASHATTN_ABI_VERSION 4
 
 typedef enum FlashAttnDtype {
     FLASHATTN_DTYPE_F16 = 0,
@@ -35,9 +35,21 @@ typedef enum FlashAttnStatus {
     FLASHATTN_STATUS_UNKNOWN_CONFIG = 5,
     /* A CUDA runtime call failed; cuda_error in the params holds its cudaError_t. */
     FLASHATTN_STATUS_CUDA_ERROR = 6,
+    /* softcap or ALiBi asked of a configuration compiled without its score-modifier variant
+       (FlashAttnConfig.score_mods == 0), or of a (dtype, head dim) that has none. */
+    FLASHATTN_STATUS_UNSUPPORTED_FEATURE = 7,
 } FlashAttnStatus;
 
-/* Forward attention: O = softmax(scale * Q K^T + mask) V, plus LSE. */
+/*
+ * Forward attention: O = softmax(logits + mask) V, plus LSE, where logits = scale * Q K^T, or
+ * softcap * tanh(scale * Q K^T / softcap) with a softcap, plus the ALiBi bias.
+ *
+ * Visibility: query i sees key j iff j < seqlen_k and
+ *   i + diag - window_left <= j <= i + diag + window_right,
+ * diag = seqlen_k - seqlen_q (bottom-right, the default) or 0 (causal_top_left), a window side
+ * of -1 being unbounded and causal setting window_right to 0. A query row that sees no key gets
+ * O = 0 and LSE = -inf, or LSE = its head's sink logit with sinks.
+ */
 typedef struct FlashAttnFwdParams {
     const void *q; /* [batch, seqlen_q, heads_q, head_dim] */
     const void *k; /* [batch, seqlen_k, heads_kv, head_dim] */
@@ -58,7 +70,7 @@ typedef struct FlashAttnFwdParams {
     int32_t head_dim;
 
     float softmax_scale;
-    /* Non-zero: key j is visible to query i iff j <= i + seqlen_k - seqlen_q (bottom-right). */
+    /* Non-zero: key j is visible to query i iff j <= i + diag (window_right = 0, see above). */
     int32_t causal;
     FlashAttnDtype dtype;
 
@@ -71,6 +83,21 @@ typedef struct FlashAttnFwdParams {
     int32_t cuda_error;
     /* Out: the configuration that ran (or would have run). */
     int32_t config_used;
+
+    /* ABI 4: masks and score modifiers. Zero is "off" for every one except the windows: a
+       window side of 0 sees the diagonal key alone, so a caller without windows sets both to -1. */
+    int32_t window_left;     /* keys j < i + diag - window_left are masked; -1: unbounded */
+    int32_t window_right;    /* keys j > i + diag + window_right are masked; -1: unbounded */
+    int32_t causal_top_left; /* 0: diag = seqlen_k - seqlen_q (FlashAttention); 1: diag = 0 (PyTorch) */
+    float softcap;           /* > 0: logits = softcap * tanh(scale * q.k / softcap); 0: off */
+    /* ALiBi: f32 [heads_q] on the device, or NULL. Key j of query i gets the bias
+       -alibi_slopes[head] * |i + diag - j| (FlashAttention-2's sign: positive slopes penalise
+       distance), added after the softcap. */
+    const float *alibi_slopes;
+    /* Attention sinks: f32 [heads_q] on the device, natural-log logits (not scaled), or NULL.
+       Each joins its head's softmax denominator as one more key with no value:
+       O = sum_j exp(l_j) v_j / (sum_j exp(l_j) + exp(sink)), LSE = ln(sum_j exp(l_j) + exp(sink)). */
+    const float *sinks;
 } FlashAttnFwdParams;
 
 /* One compiled kernel configuration: what the fuzzer sweeps and the tuner picks from. */
@@ -88,6 +115,7 @@ typedef struct FlashAttnConfig {
     int32_t max_compute_capability; /* newest: arch-specific code (sm_90a) runs on one only;
                                        9999 = any newer GPU, through the embedded PTX */
     int32_t smem_bytes;
+    int32_t score_mods; /* 1: also compiled with softcap and ALiBi (a second kernel of the same tile) */
     const char *name; /* stable, e.g. "sm80_bf16_d128_m128n64w4s1", "sm90_f16_d64_m64n128w4s2" */
 } FlashAttnConfig;
 

@@ -65,7 +65,9 @@ struct RowState {
     float sum[Traits::kMTiles][2];  // partial: this thread's columns only until the epilogue
 };
 
-template <typename Traits>
+// kScoreMod: the second instantiation of each configuration, with softcap and ALiBi (see
+// common/mask.cuh); the plain one is the kernel as it was before score modifiers existed.
+template <typename Traits, bool kScoreMod>
 __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd_kernel(const FlashAttnFwdParams p) {
     using Element = typename Traits::Element;
     using MmaT = Mma<Element>;
@@ -90,14 +92,17 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     const TileWork<Element> work(p, kBlockM);
     if (work.finish_if_fully_masked<kCPR, Traits::kThreads>(p)) return;
 
-    const int n_blocks = (work.key_end + kBlockN - 1) / kBlockN;
+    // The key tiles some row of this CTA sees; a window of w keys walks about w / kBlockN tiles.
+    const int n_block_max = work.keys.n_block_max(kBlockN);
+    const int n_blocks = n_block_max - work.keys.n_block_min(kBlockN);
     // This group takes every kSplits-th key tile: local iteration i is global iteration
     // group + i * kSplits. Groups differ by at most one iteration; a group may have none.
     const int group_iters = n_blocks > group ? (n_blocks - group + kSplits - 1) / kSplits : 0;
-    auto n_block_of = [&](int i) { return n_blocks - 1 - (group + i * kSplits); };
+    auto n_block_of = [&](int i) { return n_block_max - 1 - (group + i * kSplits); };
 
     // K/V tiles are walked from the last one down, so the tiles that need the causal or
-    // sequence-end mask come first and the steady state runs mask-free.
+    // sequence-end mask come first and the steady state runs mask-free (a window's left edge
+    // masks the last one or two again).
     auto load_kv = [&](int n_block, int stage, bool with_k, bool with_v) {
         const int key0 = n_block * kBlockN;
         if (with_k)
@@ -128,7 +133,14 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
         __syncthreads();  // Q landed for every group
     }
 
-    const float scale_log2 = p.softmax_scale * 1.4426950408889634f;  // log2(e)
+    const int warp_row0 = (warp % Traits::kGroupWarps) * Traits::kRowsPerWarp;
+    // This lane's rows are row0 + mt * 16 + {0, 8}.
+    const int row0 = work.row_begin + warp_row0 + g;
+    const RowMask<(kMTiles - 1) * 16 + 8> mask(p, row0);
+    using Mod = ScoreMod<Element, kScoreMod>;
+    const Mod mod(p, work.head, row0);
+    // c: scale * log2(e) on raw scores, or 1 on the score modifiers' base-2 logits.
+    const float scale_log2 = Mod::exp_factor(p);
     float acc_o[kMTiles][kDTiles][4];
     RowState<Traits> rs;
 #pragma unroll
@@ -142,7 +154,6 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     }
 
     const uint32_t q_base = smem_addr(smem.q);
-    const int warp_row0 = (warp % Traits::kGroupWarps) * Traits::kRowsPerWarp;
     // Each lane's ldmatrix row and chunk, fixed for the whole loop (see SwizzledLane): Q as the
     // A operand (x4: rows 0-15, chunks k and k+1), K as B (x4: two n8 tiles, chunks k and k+1),
     // V transposed as B (x4: keys 0-15, two d8 tiles).
@@ -203,22 +214,11 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
                 }
             }
 
-            // Mask only the tiles that straddle the sequence end or the causal diagonal.
-            const int key0 = n_block * kBlockN;
-            if (work.needs_mask(p, key0, kBlockN)) {
+            // Score modifiers on every element (kScoreMod only); the mask only on the tiles that
+            // straddle the sequence end, the causal diagonal or a window edge.
 #pragma unroll
-                for (int mt = 0; mt < kMTiles; ++mt)
-#pragma unroll
-                    for (int nt = 0; nt < kNTiles; ++nt)
-#pragma unroll
-                        for (int i = 0; i < 4; ++i) {
-                            const int row = work.row_begin + warp_row0 + mt * 16 + g + (i / 2) * 8;
-                            const int col = key0 + nt * 8 + 2 * t + (i % 2);
-                            const bool visible = col < p.seqlen_k && (!p.causal || col <= row + work.diag_offset);
-                            if (!visible) acc_s[mt][nt][i] = -CUDART_INF_F;
-                        }
-            }
-
+            for (int mt = 0; mt < kMTiles; ++mt)
+                apply_score_mask<Element, kScoreMod>(acc_s[mt], p, mask, mod, mt * 16, n_block * kBlockN, t, kBlockN);
         }
 
         if constexpr (kStages == 1) {
@@ -395,16 +395,18 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
 
     if (kSplits == 1 || group == 0) {
         Element *o_tile = smem.q;
+        // Sinks only change the epilogue; loaded here so nothing stays live across the key loop.
+        const bool has_sink = p.sinks != nullptr;
+        const float sink = work.sink(p);
 #pragma unroll
         for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
             for (int r = 0; r < 2; ++r) {
-                const float sum = rs.sum[mt][r];
-                // sum == 0 only for a row that saw no key: O = 0, LSE = -inf.
-                const float inv = sum > 0.f ? 1.f / sum : 0.f;
+                const RowFinish fin =
+                    finish_row(rs.max[mt][r], rs.sum[mt][r], scale_log2, Mod::lse_factor(p), has_sink, sink);
+                const float inv = fin.inv;
                 const int local_row = warp_row0 + mt * 16 + g + r * 8;
-                if (work.lse && t == 0 && local_row < work.rows_here)
-                    work.lse[local_row] = sum > 0.f ? rs.max[mt][r] * p.softmax_scale + logf(sum) : -CUDART_INF_F;
+                if (work.lse && t == 0 && local_row < work.rows_here) work.lse[local_row] = fin.lse;
 #pragma unroll
                 for (int dt = 0; dt < kDTiles; ++dt) {
                     const uint32_t packed = MmaT::pack(acc_o[mt][dt][2 * r] * inv, acc_o[mt][dt][2 * r + 1] * inv);
@@ -421,9 +423,10 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     }
 }
 
-template <typename Traits>
+template <typename Traits, bool kScoreMod>
 FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream) {
-    return launch_tiles(fwd_kernel<Traits>, Traits::kBlockM, Traits::kThreads, Traits::kSmemBytes, params, stream);
+    return launch_tiles(fwd_kernel<Traits, kScoreMod>, Traits::kBlockM, Traits::kThreads, Traits::kSmemBytes, params,
+                        stream);
 }
 
 }  // namespace flashattn::sm80

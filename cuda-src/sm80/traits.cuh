@@ -77,8 +77,10 @@ struct FwdTraits {
     static_assert(kSmemBytes <= 227 * 1024, "tile does not fit in shared memory on any supported GPU");
 };
 
-// Defined in fwd_kernel.cuh, instantiated by the generated per-(dtype, head dim) files.
-template <typename Traits>
+// Defined in fwd_kernel.cuh, instantiated by the generated per-(dtype, head dim) files: the plain
+// kernel (kScoreMod false) for every configuration, the softcap/ALiBi one for those the build
+// table marks (see common/mask.cuh).
+template <typename Traits, bool kScoreMod>
 FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream);
 
 }  // namespace flashattn::sm80

@@ -66,7 +66,8 @@ __device__ __forceinline__ void load_tile(uint32_t tile, const typename Traits::
     }
 }
 
-template <typename Traits>
+// kScoreMod: the softcap/ALiBi instantiation (common/mask.cuh); false is the plain kernel.
+template <typename Traits, bool kScoreMod>
 __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd_kernel(const FlashAttnFwdParams p) {
     using Element = typename Traits::Element;
     using Pack = sm80::Mma<Element>;
@@ -94,8 +95,10 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     const int warpgroup = threadIdx.x / 128;
     const int warp_row0 = warpgroup * 64 + warp * 16;  // first of this warp's 16 rows
 
-    // Key tiles are walked from the last one down, so the masked tiles come first.
-    const int n_blocks = (work.key_end + kBlockN - 1) / kBlockN;
+    // Key tiles are walked from the last one down, so the masked tiles come first (and, with a
+    // window, the one or two at its left edge last); only tiles some row sees are visited.
+    const int n_block_max = work.keys.n_block_max(kBlockN);
+    const int n_blocks = n_block_max - work.keys.n_block_min(kBlockN);
     auto load_k = [&](int n_block, int stage) {
         const int key0 = n_block * kBlockN;
         load_tile<Traits, kBlockN>(k_smem(stage), work.k + key0 * p.k_row_stride, p.k_row_stride, p.seqlen_k - key0);
@@ -113,17 +116,22 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     // sequences are latency-bound and the first Q.K^T waits for nothing but its operands; the
     // first V lands under it. Later tiles keep one group each, so wait_group counts stay exact.
     load_tile<Traits, kBlockM>(q_smem, work.q, p.q_row_stride, work.rows_here);
-    load_k(n_blocks - 1, 0);
+    load_k(n_block_max - 1, 0);
     cp_async_commit();
-    load_v(n_blocks - 1, 0);
+    load_v(n_block_max - 1, 0);
     cp_async_commit();
 #pragma unroll
     for (int s = 1; s < kStages - 1; ++s) {
-        if (s < n_blocks) load_kv(n_blocks - 1 - s, s);
+        if (s < n_blocks) load_kv(n_block_max - 1 - s, s);
         cp_async_commit();
     }
 
-    const float scale_log2 = p.softmax_scale * 1.4426950408889634f;  // log2(e)
+    // This lane's rows are row0 and row0 + 8.
+    const RowMask<8> mask(p, work.row_begin + warp_row0 + g);
+    using Mod = ScoreMod<Element, kScoreMod>;
+    const Mod mod(p, work.head, work.row_begin + warp_row0 + g);
+    // c: scale * log2(e) on raw scores, or 1 on the score modifiers' base-2 logits.
+    const float scale_log2 = Mod::exp_factor(p);
     float acc_o[kAtoms][8][4];
 #pragma unroll
     for (int a = 0; a < kAtoms; ++a)
@@ -163,18 +171,8 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
         bool fused_exp;
     };
     auto softmax_rescale = [&](float(&acc_s)[kNTiles][4], int n_block) {
-        const int key0 = n_block * kBlockN;
-        if (work.needs_mask(p, key0, kBlockN)) {
-#pragma unroll
-            for (int nt = 0; nt < kNTiles; ++nt)
-#pragma unroll
-                for (int i = 0; i < 4; ++i) {
-                    const int row = work.row_begin + warp_row0 + g + (i / 2) * 8;
-                    const int col = key0 + nt * 8 + 2 * t + (i % 2);
-                    const bool visible = col < p.seqlen_k && (!p.causal || col <= row + work.diag_offset);
-                    if (!visible) acc_s[nt][i] = -CUDART_INF_F;
-                }
-        }
+        // Score modifiers and mask rewrite S here, before the next Q.K^T is issued.
+        apply_score_mask<Element, kScoreMod>(acc_s, p, mask, mod, 0, n_block * kBlockN, t, kBlockN);
         float m_use[2], alpha[2];
         bool offsets_small = true;
 #pragma unroll
@@ -269,7 +267,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
                 cp_async_wait<kStages - 2>();
             tiles_landed();  // this stage landed; the one refilled next is free
             const int ahead = iter + kStages - 1;
-            if (ahead < n_blocks) load_kv(n_blocks - 1 - ahead, ahead % kStages);
+            if (ahead < n_blocks) load_kv(n_block_max - 1 - ahead, ahead % kStages);
             cp_async_commit();
 
             float acc_s[kNTiles][4];
@@ -277,7 +275,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
             wgmma_wait<0>();
             hold(acc_s);
             uint32_t p_frag[Traits::kPVSteps][4];
-            softmax_to_p(acc_s, softmax_rescale(acc_s, n_blocks - 1 - iter), p_frag);
+            softmax_to_p(acc_s, softmax_rescale(acc_s, n_block_max - 1 - iter), p_frag);
             if (iter == 0) {
                 cp_async_wait<kStages - 1>();  // the first V (the prefetch above may be in flight)
                 tiles_landed();
@@ -301,14 +299,14 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
         hold(acc_a);
         auto step = [&](int iter, float(&cur)[kNTiles][4], float(&next)[kNTiles][4]) {
             const bool has_next = iter + 1 < n_blocks;
-            const RowOffsets offsets = softmax_rescale(cur, n_blocks - 1 - iter);
+            const RowOffsets offsets = softmax_rescale(cur, n_block_max - 1 - iter);
             // O is pinned here, ahead of the next Q.K^T: pinning it again inside that wgmma's
             // pipeline stage (before P.V) also triggers C7515.
             hold(acc_o);
             if (has_next) {
                 cp_async_wait<0>();
                 tiles_landed();  // tile iter+1 landed; tile iter-1's buffer is free
-                if (iter + 2 < n_blocks) load_kv(n_blocks - 1 - (iter + 2), (iter + 2) % kStages);
+                if (iter + 2 < n_blocks) load_kv(n_block_max - 1 - (iter + 2), (iter + 2) % kStages);
                 cp_async_commit();
                 issue_qk(next, (iter + 1) % kStages);
             }
@@ -335,16 +333,17 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     cp_async_wait<0>();
     __syncthreads();  // every warp is done with Q and the last K/V stage
     const uint32_t o_smem = q_smem;
+    // Sinks only change the epilogue; loaded here so nothing stays live across the key loop.
+    const bool has_sink = p.sinks != nullptr;
+    const float sink = work.sink(p);
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
         row_sum[r] += __shfl_xor_sync(0xffffffff, row_sum[r], 1);
         row_sum[r] += __shfl_xor_sync(0xffffffff, row_sum[r], 2);
-        const float sum = row_sum[r];
-        // sum == 0 only for a row that saw no key: O = 0, LSE = -inf.
-        const float inv = sum > 0.f ? 1.f / sum : 0.f;
+        const RowFinish fin = finish_row(row_max[r], row_sum[r], scale_log2, Mod::lse_factor(p), has_sink, sink);
+        const float inv = fin.inv;
         const int local_row = warp_row0 + g + r * 8;
-        if (work.lse && t == 0 && local_row < work.rows_here)
-            work.lse[local_row] = sum > 0.f ? row_max[r] * p.softmax_scale + logf(sum) : -CUDART_INF_F;
+        if (work.lse && t == 0 && local_row < work.rows_here) work.lse[local_row] = fin.lse;
 #pragma unroll
         for (int a = 0; a < kAtoms; ++a)
 #pragma unroll
@@ -366,10 +365,10 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     }
 }
 
-template <typename Traits>
+template <typename Traits, bool kScoreMod>
 FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream) {
-    return launch_tiles(fwd_kernel<Traits>, Traits::kBlockM, Traits::kThreads, Traits::kSmemLaunchBytes, params,
-                        stream);
+    return launch_tiles(fwd_kernel<Traits, kScoreMod>, Traits::kBlockM, Traits::kThreads, Traits::kSmemLaunchBytes,
+                        params, stream);
 }
 
 }  // namespace flashattn::sm90

@@ -52,8 +52,9 @@ struct FwdTraits {
     static_assert(kSmemLaunchBytes <= 227 * 1024, "tile does not fit in shared memory");
 };
 
-// Defined in fwd_kernel.cuh, instantiated by the generated per-(dtype, head dim) sm_90a files.
-template <typename Traits>
+// Defined in fwd_kernel.cuh, instantiated by the generated per-(dtype, head dim) sm_90a files
+// (kScoreMod: the softcap/ALiBi variant, for the configurations the build table marks).
+template <typename Traits, bool kScoreMod>
 FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream);
 
 }  // namespace flashattn::sm90

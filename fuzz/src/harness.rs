@@ -64,6 +64,44 @@ pub enum Inputs {
     TiedMax { std: f32 },
 }
 
+/// A per-head f32 vector (ALiBi slopes, attention sinks) as a rule of the head index, so a
+/// case stays a handful of numbers whatever its head count.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum HeadVector {
+    /// `first * ratio^h`: ALiBi's geometric slopes when `first = ratio = 2^(-8 / heads)`.
+    Geometric { first: f32, ratio: f32 },
+    /// `lo + (hi - lo) * u_h` with `u_h` a fixed hash of `h` in [0, 1): varied per head.
+    Spread { lo: f32, hi: f32 },
+    /// The same value for every head.
+    Constant(f32),
+}
+
+impl HeadVector {
+    /// ALiBi's own slopes for `heads` heads (BLOOM, MPT): `2^(-8 (h + 1) / heads)`.
+    pub fn alibi(heads: usize) -> Self {
+        let r = 2f32.powf(-8.0 / heads.max(1) as f32);
+        HeadVector::Geometric { first: r, ratio: r }
+    }
+
+    /// The values for heads `0..heads`.
+    pub fn values(&self, heads: usize) -> Vec<f32> {
+        (0..heads)
+            .map(|h| match *self {
+                HeadVector::Geometric { first, ratio } => first * ratio.powi(h as i32),
+                HeadVector::Spread { lo, hi } => {
+                    // splitmix64 of h: deterministic and different for neighbouring heads.
+                    let mut z = (h as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
+                    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+                    let u = ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32;
+                    lo + (hi - lo) * u
+                }
+                HeadVector::Constant(c) => c,
+            })
+            .collect()
+    }
+}
+
 /// One test case.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Case {
@@ -85,6 +123,10 @@ pub struct Case {
     pub seed: u64,
     /// Also produce and check the LSE.
     pub with_lse: bool,
+    /// ALiBi slopes, per head (`None`: no ALiBi).
+    pub alibi: Option<HeadVector>,
+    /// Attention sinks, per head (`None`: no sinks).
+    pub sinks: Option<HeadVector>,
 }
 
 impl Case {
@@ -100,6 +142,8 @@ impl Case {
             inputs: Inputs::Normal { std: 1.0 },
             seed,
             with_lse: true,
+            alibi: None,
+            sinks: None,
         }
     }
 
@@ -117,7 +161,7 @@ impl Case {
     pub fn reproducer(&self) -> String {
         let p = &self.params;
         format!(
-            "dtype={} B={} Sq={} Sk={} Hq={} Hkv={} D={} causal={} scale={:?} kernel={:?} q_layout={:?} kv_layout={:?} v_layout={:?} o_layout={:?} inputs={:?} seed={} lse={}",
+            "dtype={} B={} Sq={} Sk={} Hq={} Hkv={} D={} causal={} window={:?} alignment={:?} softcap={:?} alibi={:?} sinks={:?} scale={:?} kernel={:?} q_layout={:?} kv_layout={:?} v_layout={:?} o_layout={:?} inputs={:?} seed={} lse={}",
             self.dtype,
             p.batch,
             p.seqlen_q,
@@ -126,6 +170,11 @@ impl Case {
             p.heads_kv,
             p.head_dim,
             p.causal,
+            (p.window.left, p.window.right),
+            p.alignment,
+            p.softcap,
+            self.alibi,
+            self.sinks,
             p.softmax_scale,
             p.kernel,
             self.q_layout,
@@ -242,7 +291,11 @@ fn run_typed<T: TestElement>(
     let v_dev = stream.clone_htod(&v)?;
     let mut o_dev = stream.clone_htod(&o_init)?;
     let mut lse_dev = stream.clone_htod(&vec![f32::NAN; lse_len.max(1)])?;
-    let info = flashattn::forward(
+    let slopes = case.alibi.map(|a| a.values(p.heads_q));
+    let sinks = case.sinks.map(|s| s.values(p.heads_q));
+    let slopes_dev = slopes.as_ref().map(|s| stream.clone_htod(s)).transpose()?;
+    let sinks_dev = sinks.as_ref().map(|s| stream.clone_htod(s)).transpose()?;
+    let info = flashattn::forward_with(
         stream,
         p,
         Tensor::new(&q_dev, qs),
@@ -253,6 +306,10 @@ fn run_typed<T: TestElement>(
             Some(&mut lse_dev)
         } else {
             None
+        },
+        flashattn::HeadVectors {
+            alibi_slopes: slopes_dev.as_ref(),
+            sinks: sinks_dev.as_ref(),
         },
     )?;
     stream.synchronize()?;
@@ -267,18 +324,14 @@ fn run_typed<T: TestElement>(
     let (stray_count, first_stray) =
         stray.fold((0usize, None), |(n, first), i| (n + 1, first.or(Some(i))));
 
-    let problem = reference::Problem {
-        batch: p.batch,
-        seqlen_q: p.seqlen_q,
-        seqlen_k: p.seqlen_k,
-        heads_q: p.heads_q,
-        heads_kv: p.heads_kv,
-        head_dim: d,
-        causal: p.causal,
-        softmax_scale: p.scale(),
+    let problem = reference_problem(p);
+    let heads = reference::HeadParams {
+        alibi_slopes: slopes.as_deref(),
+        sinks: sinks.as_deref(),
     };
-    let want = reference::reference(&problem, r(&q, qs), r(&k, ks), r(&v, vs));
-    let naive = reference::naive_same_precision(&problem, r(&q, qs), r(&k, ks), r(&v, vs));
+    let want = reference::reference_with(&problem, r(&q, qs), r(&k, ks), r(&v, vs), heads);
+    let naive =
+        reference::naive_same_precision_with(&problem, r(&q, qs), r(&k, ks), r(&v, vs), heads);
     let got = reference::gather_bshd(r(&o_host, os), p.batch, p.seqlen_q, p.heads_q, d);
     let lse = case.with_lse.then_some(&lse_host[..lse_len]);
     let mut check = reference::check(&problem, &got, lse, &want, &naive);
@@ -412,4 +465,18 @@ fn fill_row<T: TestElement>(
 pub fn gpu_stream() -> Result<Arc<CudaStream>, flashattn::Error> {
     let ctx = flashattn::open_device(0)?;
     Ok(ctx.default_stream())
+}
+
+/// The CPU reference's statement of a launch-layer problem: sizes, scale, mask and softcap.
+pub fn reference_problem(p: &AttentionParams) -> reference::Problem {
+    reference::Problem {
+        softmax_scale: p.scale(),
+        window_left: p.window.left,
+        window_right: p.window.right,
+        top_left: p.alignment == flashattn::MaskAlignment::TopLeft,
+        softcap: p.softcap,
+        ..reference::Problem::new(
+            p.batch, p.seqlen_q, p.seqlen_k, p.heads_q, p.heads_kv, p.head_dim, p.causal,
+        )
+    }
 }

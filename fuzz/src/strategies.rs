@@ -23,7 +23,7 @@ use proptest::sample::select;
 use proptest::strategy::{NewTree, Union, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
-use crate::harness::{Case, Inputs, Layout};
+use crate::harness::{Case, HeadVector, Inputs, Layout};
 
 /// Tile sizes the kernels use or are likely to use; sequence lengths at these values +-1 are
 /// where tail handling and masking bugs live. [`tile_sizes`] adds the compiled ones.
@@ -48,6 +48,30 @@ pub enum ConfigFilter {
     Auto,
     /// Only these configurations, by name; dtype and head dim follow from them.
     Named(Vec<String>),
+}
+
+/// How often the masks and score modifiers (sliding windows, top-left alignment, softcap,
+/// ALiBi, sinks) are drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Features {
+    /// Never: plain causal / non-causal attention only.
+    Off,
+    /// Each feature independently, in a minority of cases (the default).
+    #[default]
+    Mixed,
+    /// Every case has at least one, and combinations are common (`flashattn-fuzz --features`).
+    Always,
+}
+
+impl Features {
+    /// Probabilities of (window, top-left, softcap, ALiBi, sinks).
+    fn weights(self) -> [f64; 5] {
+        match self {
+            Features::Off => [0.0; 5],
+            Features::Mixed => [0.25, 0.2, 0.15, 0.15, 0.2],
+            Features::Always => [0.55, 0.35, 0.35, 0.35, 0.45],
+        }
+    }
 }
 
 /// A (dtype, head dim) the strategy may draw, with the kernel choices allowed for it.
@@ -101,6 +125,8 @@ pub struct CaseSpace {
     /// Only configurations this device can run (built for its compute capability, within its
     /// shared memory after any `FLASHATTN_MAX_SMEM_PER_BLOCK` cap); `None`: every compiled one.
     pub device: Option<DeviceFacts>,
+    /// How often masks and score modifiers are drawn.
+    pub features: Features,
 }
 
 impl Default for CaseSpace {
@@ -118,6 +144,7 @@ impl Default for CaseSpace {
             head_dims: None,
             configs: ConfigFilter::All,
             device: None,
+            features: Features::Mixed,
         }
     }
 }
@@ -268,19 +295,63 @@ impl CaseSpace {
             max_work: self.max_work,
             max_heads_q: self.max_heads_q,
         };
-        Ok((shape, mask, data, kernel, any::<u64>().no_shrink())
-            .prop_map(move |(shape, mask, data, kernel, seed)| {
+        let [w_window, w_top_left, w_softcap, w_alibi, w_sinks] = self.features.weights();
+        let features = (
+            proptest::option::weighted(
+                w_window,
+                (window_side(self.max_seqlen), window_side(self.max_seqlen)),
+            ),
+            proptest::bool::weighted(w_top_left),
+            proptest::option::weighted(w_softcap, softcap_strategy()),
+            proptest::option::weighted(w_alibi, alibi_strategy()),
+            proptest::option::weighted(w_sinks, sinks_strategy()),
+        );
+        let always = self.features == Features::Always;
+        Ok((
+            shape,
+            mask,
+            data,
+            kernel,
+            features,
+            any::<u64>().no_shrink(),
+        )
+            .prop_map(move |(shape, mask, data, kernel, features, seed)| {
                 let (batch, heads_kv, group, seqlen_q, seqlen_k, square) = shape;
                 let seqlen_k = if square { seqlen_q } else { seqlen_k };
                 let (causal, softmax_scale, with_lse) = mask;
                 let (q_layout, kv_layout, inputs, v_layout, o_layout) = data;
                 let (target_ix, selector) = kernel;
                 let t = &targets[target_ix];
-                let kernel = match (selector, t.configs.is_empty()) {
+                let (window, top_left, mut softcap, mut alibi, mut sinks) = features;
+                if always
+                    && window.is_none()
+                    && !top_left
+                    && softcap.is_none()
+                    && alibi.is_none()
+                    && sinks.is_none()
+                {
+                    sinks = Some(HeadVector::Constant(0.0));
+                }
+                // softcap and ALiBi run on the configurations compiled with score modifiers:
+                // such a case draws among those; where none is allowed it keeps its masks only.
+                let with_mods: Vec<&KernelConfig> =
+                    t.configs.iter().copied().filter(|c| c.score_mods).collect();
+                let mods = softcap.is_some() || alibi.is_some();
+                let pool: &[&KernelConfig] = if mods { &with_mods } else { &t.configs };
+                if mods && pool.is_empty() && !t.auto {
+                    softcap = None;
+                    alibi = None;
+                }
+                let pool: &[&KernelConfig] = if softcap.is_some() || alibi.is_some() {
+                    pool
+                } else {
+                    &t.configs
+                };
+                let kernel = match (selector, pool.is_empty()) {
                     (_, true) => KernelChoice::Auto,
                     (None, false) if t.auto => KernelChoice::Auto,
-                    (None, false) => KernelChoice::Id(t.configs[0].id),
-                    (Some(r), false) => KernelChoice::Id(t.configs[r % t.configs.len()].id),
+                    (None, false) => KernelChoice::Id(pool[0].id),
+                    (Some(r), false) => KernelChoice::Id(pool[r % pool.len()].id),
                 };
                 let (batch, heads_kv, group, seqlen_q, seqlen_k) = bounds.fit(
                     Sizes {
@@ -300,6 +371,15 @@ impl CaseSpace {
                     heads_kv,
                     head_dim: t.head_dim,
                     causal,
+                    window: window.map_or(flashattn::Window::UNBOUNDED, |(left, right)| {
+                        flashattn::Window::new(left, right)
+                    }),
+                    alignment: if top_left {
+                        flashattn::MaskAlignment::TopLeft
+                    } else {
+                        flashattn::MaskAlignment::BottomRight
+                    },
+                    softcap,
                     softmax_scale,
                     kernel,
                 };
@@ -313,10 +393,62 @@ impl CaseSpace {
                     inputs,
                     seed,
                     with_lse,
+                    alibi,
+                    sinks,
                 }
             })
             .boxed())
     }
+}
+
+/// One side of a sliding window: unbounded, 0 (the diagonal alone), tiny, near a tile size, or
+/// anywhere up to `max` (a window as long as the sequence is the unbounded one).
+fn window_side(max: usize) -> BoxedStrategy<Option<usize>> {
+    const EDGES: &[usize] = &[
+        0, 1, 2, 7, 15, 16, 17, 31, 63, 64, 65, 127, 128, 129, 255, 256, 1023,
+    ];
+    let edges: Vec<usize> = EDGES.iter().copied().filter(|&w| w <= max).collect();
+    prop_oneof![
+        2 => Just(None),
+        3 => select(edges).prop_map(Some),
+        2 => (0..=max).prop_map(Some),
+    ]
+    .boxed()
+}
+
+/// Softcaps from tiny (every logit saturated at +-cap) through Gemma-2's 30 and 50 to huge
+/// (no effect), and uniform in between.
+fn softcap_strategy() -> BoxedStrategy<f32> {
+    const CAPS: &[f32] = &[30.0, 50.0, 1e-3, 0.05, 1.0, 5.0, 1e3, 1e6];
+    prop_oneof![3 => select(CAPS), 1 => 0.01f32..=100.0].boxed()
+}
+
+/// ALiBi slopes: the models' geometric ones, zero, varied, steep, and negative (rewarding
+/// distance).
+fn alibi_strategy() -> BoxedStrategy<HeadVector> {
+    prop_oneof![
+        3 => select(&[0.5f32, 0.25, 0.0625, 0.00390625][..])
+            .prop_map(|r| HeadVector::Geometric { first: r, ratio: r }),
+        1 => Just(HeadVector::Constant(0.0)),
+        2 => Just(HeadVector::Spread { lo: 0.0, hi: 1.0 }),
+        1 => Just(HeadVector::Spread { lo: 0.5, hi: 8.0 }),
+        1 => Just(HeadVector::Spread { lo: -0.05, hi: 0.05 }),
+    ]
+    .boxed()
+}
+
+/// Sinks of both signs: around the scores' scale, dominating them, negligible, and -inf (no
+/// sink at all).
+fn sinks_strategy() -> BoxedStrategy<HeadVector> {
+    prop_oneof![
+        3 => Just(HeadVector::Spread { lo: -4.0, hi: 4.0 }),
+        1 => Just(HeadVector::Constant(0.0)),
+        1 => Just(HeadVector::Constant(25.0)),
+        1 => Just(HeadVector::Constant(-25.0)),
+        1 => Just(HeadVector::Spread { lo: -60.0, hi: 60.0 }),
+        1 => Just(HeadVector::Constant(f32::NEG_INFINITY)),
+    ]
+    .boxed()
 }
 
 /// `batch * heads_q * seqlen_q * seqlen_k * head_dim` of a case: the multiply-adds of one of
@@ -628,6 +760,31 @@ fn edges(case: &Case) -> Vec<(&'static str, bool)> {
         ("constant_rows", matches!(case.inputs, Inputs::ConstantRows)),
         ("tied_max", matches!(case.inputs, Inputs::TiedMax { .. })),
         ("custom_scale", p.softmax_scale.is_some()),
+        ("window", !p.window.is_unbounded()),
+        ("window left", p.window.left.is_some()),
+        ("window right", p.window.right.is_some()),
+        ("window + causal", !p.window.is_unbounded() && p.causal),
+        (
+            "rows seeing no key",
+            (0..p.seqlen_q).any(|i| p.visible_keys(i).is_empty()),
+        ),
+        ("top-left", p.alignment == flashattn::MaskAlignment::TopLeft),
+        ("softcap", p.softcap.is_some()),
+        ("softcap <= 0.05", p.softcap.is_some_and(|c| c <= 0.05)),
+        ("softcap >= 1e3", p.softcap.is_some_and(|c| c >= 1e3)),
+        ("alibi", case.alibi.is_some()),
+        ("sinks", case.sinks.is_some()),
+        (
+            "sinks >= 20 or <= -20",
+            case.sinks
+                .is_some_and(|s| s.values(p.heads_q.max(1)).iter().any(|v| v.abs() >= 20.0)),
+        ),
+        (
+            "softcap or alibi + sinks + window",
+            (p.softcap.is_some() || case.alibi.is_some())
+                && case.sinks.is_some()
+                && !p.window.is_unbounded(),
+        ),
         ("auto_config", p.kernel == KernelChoice::Auto),
         ("named_config", p.kernel != KernelChoice::Auto),
         ("no_lse", !case.with_lse),

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use flashattn::{AttentionParams, DType, KernelChoice};
-use flashattn_fuzz::harness::{Case, Inputs, Layout, gpu_stream, run_case};
+use flashattn_fuzz::harness::{Case, HeadVector, Inputs, Layout, gpu_stream, run_case};
 
 const SEQ_PAIRS: &[(usize, usize)] = &[
     (1, 1),
@@ -268,5 +268,228 @@ fn fuzz_regressions() {
             case.reproducer(),
             out.check.summary()
         );
+    }
+}
+
+/// One deterministic feature setting of [`masks_and_score_mods_on_every_config`].
+struct Feature {
+    name: &'static str,
+    causal: bool,
+    window: flashattn::Window,
+    top_left: bool,
+    softcap: Option<f32>,
+    alibi: Option<HeadVector>,
+    sinks: Option<HeadVector>,
+}
+
+impl Feature {
+    fn plain(name: &'static str) -> Self {
+        Feature {
+            name,
+            causal: false,
+            window: flashattn::Window::UNBOUNDED,
+            top_left: false,
+            softcap: None,
+            alibi: None,
+            sinks: None,
+        }
+    }
+
+    fn needs_score_mods(&self) -> bool {
+        self.softcap.is_some() || self.alibi.is_some()
+    }
+}
+
+fn features() -> Vec<Feature> {
+    use flashattn::Window;
+    let w = |l: Option<usize>, r: Option<usize>| Window::new(l, r);
+    vec![
+        Feature {
+            window: w(Some(0), Some(0)),
+            ..Feature::plain("window (0, 0): the diagonal key alone")
+        },
+        Feature {
+            causal: true,
+            window: w(Some(16), None),
+            ..Feature::plain("causal + window left 16")
+        },
+        Feature {
+            window: w(Some(100), Some(3)),
+            ..Feature::plain("window (100, 3)")
+        },
+        Feature {
+            causal: true,
+            top_left: true,
+            ..Feature::plain("top-left causal")
+        },
+        Feature {
+            causal: true,
+            top_left: true,
+            window: w(Some(5), None),
+            sinks: Some(HeadVector::Constant(25.0)),
+            ..Feature::plain("top-left causal window 5 + sink 25 (rows without keys when Sq > Sk)")
+        },
+        Feature {
+            causal: true,
+            sinks: Some(HeadVector::Spread { lo: -4.0, hi: 4.0 }),
+            ..Feature::plain("causal + sinks in [-4, 4] (bottom-right: empty rows when Sq > Sk)")
+        },
+        Feature {
+            sinks: Some(HeadVector::Constant(-25.0)),
+            ..Feature::plain("sink -25")
+        },
+        Feature {
+            softcap: Some(30.0),
+            ..Feature::plain("softcap 30")
+        },
+        Feature {
+            causal: true,
+            softcap: Some(1e-3),
+            ..Feature::plain("causal + softcap 1e-3 (saturated)")
+        },
+        Feature {
+            causal: true,
+            alibi: Some(HeadVector::alibi(4)),
+            ..Feature::plain("causal + ALiBi (BLOOM slopes)")
+        },
+        Feature {
+            top_left: true,
+            window: w(Some(64), Some(64)),
+            alibi: Some(HeadVector::Spread { lo: 0.0, hi: 1.0 }),
+            ..Feature::plain("top-left window (64, 64) + ALiBi")
+        },
+        Feature {
+            causal: true,
+            window: w(Some(200), None),
+            softcap: Some(50.0),
+            alibi: Some(HeadVector::Spread { lo: 0.0, hi: 0.5 }),
+            sinks: Some(HeadVector::Spread { lo: -2.0, hi: 2.0 }),
+            ..Feature::plain("everything: causal window 200, softcap 50, ALiBi, sinks")
+        },
+    ]
+}
+
+/// Masks and score modifiers on every configuration the GPU runs (softcap and ALiBi on those
+/// compiled with score modifiers, where they run the second kernel), on the awkward lengths
+/// 1, 7, 113, 239 and 1023 (each feature on two (Sq, Sk) pairs, rotating through the pairs),
+/// both dtypes, outputs poisoned, LSE checked.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn masks_and_score_mods_on_every_config() {
+    let stream = gpu_stream().expect("a CUDA GPU of compute capability >= 8.0");
+    let small = std::env::var("FLASHATTN_TEST_SMALL").is_ok_and(|v| v == "1");
+    let pairs: &[(usize, usize)] = if small {
+        &[(1, 1), (7, 113), (113, 7), (239, 239), (70, 150)]
+    } else {
+        &[
+            (1, 1),
+            (7, 239),
+            (113, 1023),
+            (239, 7),
+            (1023, 113),
+            (1023, 1023),
+            (239, 239),
+        ]
+    };
+    let device = flashattn::device_facts(stream.context()).unwrap();
+    let configs: Vec<_> = flashattn::kernel_configs()
+        .iter()
+        .filter(|c| device.can_run(c))
+        .collect();
+    let features = features();
+    let mut failures = Vec::new();
+    let (mut cases, mut mod_cases) = (0, 0);
+    for (ci, config) in configs.iter().enumerate() {
+        for (fi, f) in features.iter().enumerate() {
+            if f.needs_score_mods() && !config.score_mods {
+                continue;
+            }
+            for j in 0..2 {
+                let (sq, sk) = pairs[(ci + fi * 2 + j) % pairs.len()];
+                let params = AttentionParams {
+                    heads_q: 4,
+                    heads_kv: 2,
+                    causal: f.causal,
+                    window: f.window,
+                    alignment: if f.top_left {
+                        flashattn::MaskAlignment::TopLeft
+                    } else {
+                        flashattn::MaskAlignment::BottomRight
+                    },
+                    softcap: f.softcap,
+                    kernel: KernelChoice::Id(config.id),
+                    ..AttentionParams::new(2, sq, sk, 4, config.head_dim)
+                };
+                let case = Case {
+                    alibi: f.alibi,
+                    sinks: f.sinks,
+                    inputs: Inputs::Normal {
+                        std: SCALES[(fi + j) % SCALES.len()],
+                    },
+                    kv_layout: if j == 0 { Layout::Bhsd } else { Layout::Bshd },
+                    ..Case::new(config.dtype, params, 500 + (ci * 31 + fi * 7 + j) as u64)
+                };
+                let out = run_case(&stream, &case)
+                    .unwrap_or_else(|e| panic!("{} [{}]: {e}", case.reproducer(), f.name));
+                assert_eq!(out.config.id, config.id);
+                cases += 1;
+                mod_cases += usize::from(f.needs_score_mods());
+                if !out.check.pass {
+                    failures.push(format!(
+                        "{} [{}] ({}): {}",
+                        case.reproducer(),
+                        config.name,
+                        f.name,
+                        out.check.summary()
+                    ));
+                }
+            }
+        }
+    }
+    let with_mods = configs.iter().filter(|c| c.score_mods).count();
+    println!(
+        "masks and score modifiers: {} configurations ({with_mods} with score modifiers), {cases} cases \
+         ({mod_cases} on the score-modifier kernels), {} failed",
+        configs.len(),
+        failures.len()
+    );
+    assert!(
+        with_mods > 0,
+        "no configuration with score modifiers runs here"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The automatic choice with softcap / ALiBi picks a configuration that has score modifiers,
+/// and naming one without them is refused before launch.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn score_mods_choose_capable_configs() {
+    let stream = gpu_stream().expect("a CUDA GPU of compute capability >= 8.0");
+    let device = flashattn::device_facts(stream.context()).unwrap();
+    for dtype in [DType::F16, DType::BF16] {
+        for d in flashattn::compiled_head_dims(dtype) {
+            let params = AttentionParams {
+                softcap: Some(20.0),
+                causal: true,
+                ..AttentionParams::new(1, 300, 300, 2, d)
+            };
+            let out = run_case(&stream, &Case::new(dtype, params.clone(), 3)).unwrap();
+            assert!(out.config.score_mods, "{}", out.config.name);
+            assert!(out.check.pass, "{}", out.check.summary());
+            if let Some(plain) = flashattn::kernel_configs()
+                .iter()
+                .find(|c| c.dtype == dtype && c.head_dim == d && !c.score_mods && device.can_run(c))
+            {
+                let named = AttentionParams {
+                    kernel: KernelChoice::Id(plain.id),
+                    ..params
+                };
+                match run_case(&stream, &Case::new(dtype, named, 3)) {
+                    Err(flashattn::Error::FeatureNotCompiled { .. }) => {}
+                    other => panic!("{}: expected FeatureNotCompiled, got {other:?}", plain.name),
+                }
+            }
+        }
     }
 }

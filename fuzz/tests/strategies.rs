@@ -60,7 +60,7 @@ fn validate(case: &Case) -> Result<f32, flashattn::Error> {
         ptr: next,
         len: p.batch * p.heads_q * p.seqlen_q,
     });
-    flashattn::validate(p, &RawForward { q, k, v, o, lse })
+    flashattn::validate(p, &RawForward::new(q, k, v, o, lse))
 }
 
 fn assert_valid(case: &Case, space: &CaseSpace) {

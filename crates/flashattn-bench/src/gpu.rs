@@ -9,8 +9,8 @@ use cudarc::driver::sys::{
 };
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream};
 use flashattn::{
-    AttentionParams, DType, DecodeParams, KernelChoice, KernelConfig, PagedKv, Strides, Tensor,
-    TensorMut,
+    AttentionParams, DType, DecodeParams, HeadVectors, KernelChoice, KernelConfig, PagedKv,
+    Strides, Tensor, TensorMut, Window,
 };
 use flashattn_fuzz::harness::TestElement;
 use half::{bf16, f16};
@@ -18,7 +18,7 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
-use crate::report::{BenchResult, Device, MODE_COLD, MODE_EVENTS, MODE_GRAPH, Shape};
+use crate::report::{BenchResult, Device, MODE_COLD, MODE_EVENTS, MODE_GRAPH, ScoreMods, Shape};
 
 /// How to time.
 #[derive(Clone, Debug)]
@@ -138,12 +138,6 @@ impl Gpu {
         choice: KernelChoice,
         cold: bool,
     ) -> Result<Workload, flashattn::Error> {
-        if !shape.mods.is_plain() {
-            // Never time the plain kernel under a modified shape's name.
-            return Err(flashattn::Error::Dispatch(
-                "windows and score modifiers are not wired into this benchmark yet".into(),
-            ));
-        }
         let q_len = shape.batch * shape.seqlen_q * shape.heads_q * shape.head_dim;
         // A paged cache holds each sequence's pages, scattered over the pool by a shuffled
         // block table (as an allocator that has run for a while leaves them).
@@ -209,9 +203,21 @@ impl Gpu {
                 workspace,
             }
         } else {
+            let heads = shape.heads_q;
+            let per_head =
+                |on: bool, value: &dyn Fn(usize) -> f32| -> Result<_, flashattn::Error> {
+                    on.then(|| {
+                        self.stream
+                            .clone_htod(&(0..heads).map(value).collect::<Vec<f32>>())
+                    })
+                    .transpose()
+                    .map_err(Into::into)
+                };
             Call::Forward {
                 params: params_of(shape, choice),
                 kvs: Strides::bshd(shape.seqlen_k, shape.heads_kv, shape.head_dim),
+                slopes: per_head(shape.mods.alibi, &|h| ScoreMods::alibi_slope(h, heads))?,
+                sinks: per_head(shape.mods.sinks, &|_| ScoreMods::SINK)?,
             }
         };
         Ok(Workload {
@@ -342,6 +348,9 @@ enum Call {
     Forward {
         params: AttentionParams,
         kvs: Strides,
+        /// ALiBi slopes and sinks, `[heads_q]`, when the shape has them.
+        slopes: Option<CudaSlice<f32>>,
+        sinks: Option<CudaSlice<f32>>,
     },
     Decode {
         params: DecodeParams,
@@ -375,7 +384,12 @@ impl Workload {
             lse: &mut CudaSlice<f32>,
         ) -> Result<&'static str, flashattn::Error> {
             match call {
-                Call::Forward { params, kvs } => Ok(flashattn::forward(
+                Call::Forward {
+                    params,
+                    kvs,
+                    slopes,
+                    sinks,
+                } => Ok(flashattn::forward_with(
                     stream,
                     params,
                     Tensor::new(&s.q, qs),
@@ -383,6 +397,10 @@ impl Workload {
                     Tensor::new(&s.v, *kvs),
                     TensorMut::new(&mut s.o, qs),
                     Some(lse),
+                    HeadVectors {
+                        alibi_slopes: slopes.as_ref(),
+                        sinks: sinks.as_ref(),
+                    },
                 )?
                 .config
                 .name),
@@ -442,8 +460,17 @@ pub fn params_of(shape: &Shape, kernel: KernelChoice) -> AttentionParams {
         heads_kv: shape.heads_kv,
         head_dim: shape.head_dim,
         causal: shape.causal,
+        window: Window::new(shape.mods.window_left, shape.mods.window_right),
+        softcap: shape.mods.softcap.map(|c| c as f32),
         softmax_scale: None,
         kernel,
+        ..AttentionParams::new(
+            shape.batch,
+            shape.seqlen_q,
+            shape.seqlen_k,
+            shape.heads_q,
+            shape.head_dim,
+        )
     }
 }
 

@@ -128,10 +128,19 @@ pub struct Problem {
     pub heads_kv: usize,
     /// Head dimension D.
     pub head_dim: usize,
-    /// Bottom-right aligned causal mask (see [`Problem::visible_keys`]).
+    /// Causal mask (see [`Problem::visible_range`]).
     pub causal: bool,
     /// Multiplier applied to `q . k` before the softmax.
     pub softmax_scale: f32,
+    /// Sliding window: keys more than this many before the diagonal are masked (`None`: none).
+    pub window_left: Option<usize>,
+    /// Sliding window: keys more than this many after the diagonal are masked (`None`: none;
+    /// `causal` makes it 0).
+    pub window_right: Option<usize>,
+    /// Diagonal at `j = i` (PyTorch's `is_causal`) instead of `j = i + seqlen_k - seqlen_q`.
+    pub top_left: bool,
+    /// Logit softcap: `cap * tanh(scale * q.k / cap)`, before ALiBi and the mask.
+    pub softcap: Option<f32>,
 }
 
 impl Problem {
@@ -154,7 +163,44 @@ impl Problem {
             head_dim,
             causal,
             softmax_scale: Self::default_scale(head_dim),
+            window_left: None,
+            window_right: None,
+            top_left: false,
+            softcap: None,
         }
+    }
+
+    /// The diagonal offset: query `i`'s diagonal key is `i + diagonal()`.
+    pub fn diagonal(&self) -> i64 {
+        if self.top_left {
+            0
+        } else {
+            self.seqlen_k as i64 - self.seqlen_q as i64
+        }
+    }
+
+    /// The keys query row `i` sees: `i + diag - window_left <= j <= i + diag + window_right`
+    /// within `0..seqlen_k` (causal: `window_right = 0`), empty when it sees none.
+    ///
+    /// Bottom-right alignment (the default) puts the last query row on the last key, as
+    /// FlashAttention-2 does, so when `seqlen_q > seqlen_k` the first causal rows see nothing.
+    pub fn visible_range(&self, i: usize) -> std::ops::Range<usize> {
+        let d = i as i64 + self.diagonal();
+        let sk = self.seqlen_k as i64;
+        let right = if self.causal {
+            Some(0)
+        } else {
+            self.window_right
+        };
+        let lo = self.window_left.map_or(0, |w| {
+            d.saturating_sub(i64::try_from(w).unwrap_or(i64::MAX))
+        });
+        let hi = right.map_or(sk, |w| {
+            d.saturating_add(i64::try_from(w).unwrap_or(i64::MAX))
+                .saturating_add(1)
+        });
+        let (lo, hi) = (lo.clamp(0, sk), hi.clamp(0, sk));
+        lo as usize..hi.max(lo) as usize
     }
 
     /// `1/sqrt(head_dim)`, computed in f64 and rounded once so that every
@@ -163,24 +209,14 @@ impl Problem {
         (1.0 / (head_dim as f64).sqrt()) as f32
     }
 
-    /// Number of keys query row `i` may attend to; they are always the prefix
-    /// `0..visible_keys(i)` of the key sequence.
-    ///
-    /// Causal masking is bottom-right aligned like FlashAttention-2: row `i`
-    /// sees key `j` iff `j <= i + seqlen_k - seqlen_q`, so the last query row
-    /// always lines up with the last key, and when `seqlen_q > seqlen_k` the
-    /// first rows see nothing at all.
+    /// Number of keys query row `i` may attend to: the length of [`Problem::visible_range`].
     pub fn visible_keys(&self, i: usize) -> usize {
-        if !self.causal {
-            return self.seqlen_k;
-        }
-        let last = i as i64 + self.seqlen_k as i64 - self.seqlen_q as i64;
-        (last + 1).clamp(0, self.seqlen_k as i64) as usize
+        self.visible_range(i).len()
     }
 
     /// Number of (query, key) pairs that survive the mask in one (batch, head).
     pub fn allowed_pairs(&self) -> u64 {
-        if !self.causal {
+        if !self.causal && self.window_left.is_none() && self.window_right.is_none() {
             return self.seqlen_q as u64 * self.seqlen_k as u64;
         }
         (0..self.seqlen_q)
@@ -235,6 +271,9 @@ impl Problem {
                 "heads_q ({}) must be a multiple of heads_kv ({})",
                 self.heads_q, self.heads_kv
             ));
+        }
+        if let Some(cap) = self.softcap.filter(|c| !(c.is_finite() && *c > 0.0)) {
+            return Err(format!("softcap {cap} must be finite and > 0"));
         }
         Ok(())
     }
@@ -442,6 +481,30 @@ struct Chunk {
     lse: Vec<f64>,
 }
 
+/// Per-head f32 vectors of a problem, `[heads_q]` each: ALiBi slopes (key `j`
+/// of query `i` gets `-slope * |i + diag - j|`, FlashAttention-2's sign) and
+/// attention sinks (natural-log logits that join each row's softmax
+/// denominator and nothing else).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HeadParams<'a> {
+    /// ALiBi slopes, or `None`.
+    pub alibi_slopes: Option<&'a [f32]>,
+    /// Attention sinks, or `None`.
+    pub sinks: Option<&'a [f32]>,
+}
+
+/// What one row's softmax needs besides Q, K and V.
+struct RowMods {
+    /// The keys the row sees (never empty when a kernel is called).
+    keys: std::ops::Range<usize>,
+    /// `i + diag`: the ALiBi distance of key `j` is `|row_diag - j|`.
+    row_diag: i64,
+    /// The head's ALiBi slope.
+    slope: Option<f32>,
+    /// The head's sink logit.
+    sink: Option<f32>,
+}
+
 /// The per-row numerics of one implementation. The driver handles layout,
 /// masking extents and parallelism so both implementations cannot disagree on
 /// any of those.
@@ -451,13 +514,13 @@ trait RowKernel: Sync {
     /// Per-thread scratch space, reused across the rows of a chunk.
     type Scratch: Default;
     fn convert<E: Element>(x: E) -> Self::T;
-    /// Compute one query row against the first `n` (>= 1) keys, writing `o`
-    /// (length D) and returning the LSE.
+    /// Compute one query row against the keys `m.keys` (at least one), writing
+    /// `o` (length D) and returning the LSE.
     fn row(
         &self,
         q: &[Self::T],
         kv: &HeadKv<Self::T>,
-        n: usize,
+        m: &RowMods,
         s: &mut Self::Scratch,
         o: &mut [f64],
     ) -> f64;
@@ -468,9 +531,20 @@ fn drive<E: Element, K: RowKernel>(
     q: TensorRef<E>,
     k: TensorRef<E>,
     v: TensorRef<E>,
+    heads: HeadParams,
     kernel: &K,
 ) -> Output {
     validate_inputs(p, &q, &k, &v);
+    for (name, x) in [("alibi_slopes", heads.alibi_slopes), ("sinks", heads.sinks)] {
+        if let Some(x) = x {
+            assert!(
+                x.len() >= p.heads_q,
+                "{name}: {} values for {} query heads",
+                x.len(),
+                p.heads_q
+            );
+        }
+    }
     let d = p.head_dim;
     let mut out = Output {
         o: vec![0.0; p.o_len()],
@@ -517,20 +591,30 @@ fn drive<E: Element, K: RowKernel>(
                     };
                     let mut scratch = K::Scratch::default();
                     let mut qrow = vec![K::T::default(); d];
+                    let slope = heads.alibi_slopes.map(|s| s[h]);
+                    let sink = heads.sinks.map(|s| s[h]);
                     for r in 0..rows {
                         let i = row0 + r;
-                        let n = p.visible_keys(i);
-                        if n == 0 {
-                            // Fully masked row: O stays 0 and LSE stays -inf,
-                            // matching FlashAttention-2's convention.
+                        let keys = p.visible_range(i);
+                        if keys.is_empty() {
+                            // A row that sees no key: O stays 0 and LSE is -inf
+                            // (FlashAttention-2's convention), or the sink logit:
+                            // the sink is then the softmax's only term.
+                            chunk.lse[r] = sink.map_or(f64::NEG_INFINITY, |s| s as f64);
                             continue;
                         }
+                        let mods = RowMods {
+                            keys,
+                            row_diag: i as i64 + p.diagonal(),
+                            slope,
+                            sink,
+                        };
                         let off = q.strides.offset(b, i, h);
                         for (dst, &src) in qrow.iter_mut().zip(&q.data[off..off + d]) {
                             *dst = K::convert(src);
                         }
                         let o = &mut chunk.o[r * d..(r + 1) * d];
-                        chunk.lse[r] = kernel.row(&qrow, &kv, n, &mut scratch, o);
+                        chunk.lse[r] = kernel.row(&qrow, &kv, &mods, &mut scratch, o);
                     }
                     chunk
                 })
@@ -576,6 +660,7 @@ fn dot_f64(a: &[f64], b: &[f64]) -> f64 {
 
 struct RefKernel {
     scale: f64,
+    softcap: Option<f64>,
     d: usize,
 }
 
@@ -591,21 +676,31 @@ impl RowKernel for RefKernel {
         &self,
         q: &[f64],
         kv: &HeadKv<f64>,
-        n: usize,
+        mods: &RowMods,
         scores: &mut Vec<f64>,
         o: &mut [f64],
     ) -> f64 {
         let d = self.d;
         scores.clear();
         let mut m = f64::NEG_INFINITY;
-        for j in 0..n {
-            let s = self.scale * dot_f64(q, &kv.k[j * d..(j + 1) * d]);
+        for j in mods.keys.clone() {
+            let mut s = self.scale * dot_f64(q, &kv.k[j * d..(j + 1) * d]);
+            if let Some(cap) = self.softcap {
+                s = cap * (s / cap).tanh();
+            }
+            if let Some(slope) = mods.slope {
+                s -= slope as f64 * (mods.row_diag - j as i64).abs() as f64;
+            }
             m = m.max(s);
             scores.push(s);
         }
+        let sink = mods.sink.map(|s| s as f64);
+        if let Some(s) = sink {
+            m = m.max(s);
+        }
         o.fill(0.0);
-        let mut l = 0.0;
-        for (j, &s) in scores.iter().enumerate() {
+        let mut l = sink.map_or(0.0, |s| (s - m).exp());
+        for (&s, j) in scores.iter().zip(mods.keys.clone()) {
             let e = (s - m).exp();
             l += e;
             for (acc, &vx) in o.iter_mut().zip(&kv.v[j * d..(j + 1) * d]) {
@@ -633,11 +728,31 @@ pub fn reference<E: Element>(
     k: TensorRef<E>,
     v: TensorRef<E>,
 ) -> Output {
+    reference_with(p, q, k, v, HeadParams::default())
+}
+
+/// [`reference()`] with ALiBi slopes and attention sinks. Every feature in f64:
+/// `s = scale * q.k`, `s = cap * tanh(s / cap)` with a softcap, `s -= slope *
+/// |i + diag - j|` with ALiBi, the mask ([`Problem::visible_range`]), then a
+/// softmax whose denominator also holds `exp(sink)`: O = sum_j exp(s_j) v_j /
+/// (sum_j exp(s_j) + exp(sink)), LSE = ln(sum_j exp(s_j) + exp(sink)). A row
+/// that sees no key gets O = 0 and LSE = -inf, or LSE = its sink.
+///
+/// # Panics
+/// As [`reference()`], and if a head vector has fewer than `heads_q` values.
+pub fn reference_with<E: Element>(
+    p: &Problem,
+    q: TensorRef<E>,
+    k: TensorRef<E>,
+    v: TensorRef<E>,
+    heads: HeadParams,
+) -> Output {
     let kernel = RefKernel {
         scale: p.softmax_scale as f64,
+        softcap: p.softcap.map(|c| c as f64),
         d: p.head_dim,
     };
-    drive(p, q, k, v, &kernel)
+    drive(p, q, k, v, heads, &kernel)
 }
 
 // ---------------------------------------------------------------------------
@@ -667,6 +782,7 @@ fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
 
 struct NaiveKernel<E> {
     scale: f32,
+    softcap: Option<f32>,
     d: usize,
     _e: std::marker::PhantomData<fn() -> E>,
 }
@@ -689,20 +805,33 @@ impl<E: Element> RowKernel for NaiveKernel<E> {
         &self,
         q: &[f32],
         kv: &HeadKv<f32>,
-        n: usize,
+        mods: &RowMods,
         s: &mut NaiveScratch,
         o: &mut [f64],
     ) -> f64 {
         let d = self.d;
-        // S = Q K^T stored in E, then scaled and stored in E again (two
-        // separate framework ops, each rounding its output).
+        // Every elementwise framework op rounds its output to E: S = Q K^T, then
+        // the scale; with a softcap `/ cap`, tanh and `* cap` (Gemma-2's
+        // PyTorch code, in the model dtype); with ALiBi the bias tensor in E
+        // and the sum (BLOOM's). `round` false keeps everything in f32.
+        let score = |j: usize, round: bool| -> f32 {
+            let r = |x: f32| if round { E::round_f32(x) } else { x };
+            let raw = r(dot_f32(q, &kv.k[j * d..(j + 1) * d]));
+            let mut sc = r(raw * self.scale);
+            if let Some(cap) = self.softcap {
+                sc = r(cap * r(r(sc / cap).tanh()));
+            }
+            if let Some(slope) = mods.slope {
+                let bias = r(-slope * (mods.row_diag - j as i64).abs() as f32);
+                sc = r(sc + bias);
+            }
+            sc
+        };
         s.scores.clear();
         let mut m = f32::NEG_INFINITY;
         let mut overflowed = false;
-        for j in 0..n {
-            let krow = &kv.k[j * d..(j + 1) * d];
-            let raw = E::round_f32(dot_f32(q, krow));
-            let sc = E::round_f32(raw * self.scale);
+        for j in mods.keys.clone() {
+            let sc = score(j, true);
             overflowed |= !sc.is_finite();
             m = m.max(sc);
             s.scores.push(sc);
@@ -713,15 +842,21 @@ impl<E: Element> RowKernel for NaiveKernel<E> {
         if overflowed {
             s.scores.clear();
             m = f32::NEG_INFINITY;
-            for j in 0..n {
-                let sc = dot_f32(q, &kv.k[j * d..(j + 1) * d]) * self.scale;
+            for j in mods.keys.clone() {
+                let sc = score(j, false);
                 m = m.max(sc);
                 s.scores.push(sc);
             }
         }
+        // The sink is one more f32 logit in the softmax (a framework concatenates it to
+        // the scores); kept in f32, as an f32 parameter: rounding it to E would only loosen
+        // the bound.
+        if let Some(sink) = mods.sink {
+            m = m.max(sink);
+        }
         // Softmax computed in f32 internally (as frameworks do for half
         // inputs), probabilities stored in E.
-        let mut l = 0.0f32;
+        let mut l = mods.sink.map_or(0.0f32, |sink| (sink - m).exp());
         for e in s.scores.iter_mut() {
             *e = (*e - m).exp();
             l += *e;
@@ -729,7 +864,7 @@ impl<E: Element> RowKernel for NaiveKernel<E> {
         // P V with f32 accumulation, output stored in E.
         s.acc.clear();
         s.acc.resize(d, 0.0);
-        for (j, &e) in s.scores.iter().enumerate() {
+        for (&e, j) in s.scores.iter().zip(mods.keys.clone()) {
             let pj = E::round_f32(e / l);
             for (acc, &vx) in s.acc.iter_mut().zip(&kv.v[j * d..(j + 1) * d]) {
                 *acc += pj * vx;
@@ -762,12 +897,31 @@ pub fn naive_same_precision<E: Element>(
     k: TensorRef<E>,
     v: TensorRef<E>,
 ) -> Output {
+    naive_same_precision_with(p, q, k, v, HeadParams::default())
+}
+
+/// [`naive_same_precision()`] with ALiBi slopes and attention sinks: the
+/// softcap's `/ cap`, `tanh` and `* cap` and the ALiBi bias and its sum each
+/// rounded to `E` (the framework code of Gemma-2 and BLOOM in the model dtype),
+/// the sink an f32 logit in the f32 softmax. A row that sees no key gives O = 0
+/// and LSE = -inf, or its sink.
+///
+/// # Panics
+/// Same conditions as [`reference_with()`].
+pub fn naive_same_precision_with<E: Element>(
+    p: &Problem,
+    q: TensorRef<E>,
+    k: TensorRef<E>,
+    v: TensorRef<E>,
+    heads: HeadParams,
+) -> Output {
     let kernel = NaiveKernel::<E> {
         scale: p.softmax_scale,
+        softcap: p.softcap,
         d: p.head_dim,
         _e: std::marker::PhantomData,
     };
-    drive(p, q, k, v, &kernel)
+    drive(p, q, k, v, heads, &kernel)
 }
 
 // ---------------------------------------------------------------------------

@@ -858,3 +858,355 @@ fn lse_slack_is_a_few_f32_ulps_at_large_magnitudes_only() {
     // At LSE = 5 the slack is ATOL: an error of 0.0177 fails.
     assert!(!case(5.0, 0.002031, 5.0177).pass);
 }
+
+// ---------------------------------------------------------------------------
+// Masks and score modifiers: windows, top-left alignment, softcap, ALiBi, sinks
+// ---------------------------------------------------------------------------
+
+use flashattn_ref::{HeadParams, naive_same_precision_with, reference_with};
+
+/// Independent statement of every feature: its own visibility test over all keys, f64 softcap,
+/// bias and sink, two-pass softmax.
+fn oracle_with(
+    p: &Problem,
+    q: &Tensor<impl Element>,
+    k: &Tensor<impl Element>,
+    v: &Tensor<impl Element>,
+    slopes: Option<&[f32]>,
+    sinks: Option<&[f32]>,
+) -> Output {
+    let (sq, sk, hq, d) = (p.seqlen_q, p.seqlen_k, p.heads_q, p.head_dim);
+    let mut o = vec![0.0; p.batch * sq * hq * d];
+    let mut lse = vec![0.0; p.batch * hq * sq];
+    let diag = if p.top_left { 0 } else { sk as i64 - sq as i64 };
+    for b in 0..p.batch {
+        for h in 0..hq {
+            let hk = h / (hq / p.heads_kv);
+            for i in 0..sq {
+                let mut logits = Vec::new();
+                for j in 0..sk {
+                    let rel = j as i64 - (i as i64 + diag);
+                    let left_ok = p.window_left.is_none_or(|w| rel >= -(w as i64));
+                    let right_ok = if p.causal {
+                        rel <= 0
+                    } else {
+                        p.window_right.is_none_or(|w| rel <= w as i64)
+                    };
+                    if !(left_ok && right_ok) {
+                        continue;
+                    }
+                    let dot: f64 = (0..d)
+                        .map(|x| q.logical[b][i][h][x] * k.logical[b][j][hk][x])
+                        .sum();
+                    let mut s = p.softmax_scale as f64 * dot;
+                    if let Some(c) = p.softcap {
+                        s = c as f64 * (s / c as f64).tanh();
+                    }
+                    if let Some(sl) = slopes {
+                        s -= sl[h] as f64 * rel.abs() as f64;
+                    }
+                    logits.push((j, s));
+                }
+                let sink = sinks.map(|s| s[h] as f64);
+                let out_at = ((b * sq + i) * hq + h) * d;
+                let lse_at = (b * hq + h) * sq + i;
+                if logits.is_empty() {
+                    lse[lse_at] = sink.unwrap_or(f64::NEG_INFINITY);
+                    continue;
+                }
+                let m = logits
+                    .iter()
+                    .map(|&(_, s)| s)
+                    .chain(sink)
+                    .fold(f64::NEG_INFINITY, f64::max);
+                let total: f64 = logits.iter().map(|&(_, s)| (s - m).exp()).sum::<f64>()
+                    + sink.map_or(0.0, |s| (s - m).exp());
+                for &(j, s) in &logits {
+                    let w = (s - m).exp() / total;
+                    for x in 0..d {
+                        o[out_at + x] += w * v.logical[b][j][hk][x];
+                    }
+                }
+                lse[lse_at] = m + total.ln();
+            }
+        }
+    }
+    Output { o, lse }
+}
+
+fn featured(p: Problem, f: usize) -> (Problem, Option<Vec<f32>>, Option<Vec<f32>>) {
+    let slopes: Vec<f32> = (0..p.heads_q).map(|h| 0.5f32.powi(h as i32 + 1)).collect();
+    let sinks: Vec<f32> = (0..p.heads_q).map(|h| h as f32 * 1.5 - 2.0).collect();
+    match f % 8 {
+        0 => (
+            Problem {
+                window_left: Some(3),
+                window_right: Some(1),
+                ..p
+            },
+            None,
+            None,
+        ),
+        1 => (
+            Problem {
+                causal: true,
+                top_left: true,
+                window_left: Some(2),
+                ..p
+            },
+            None,
+            Some(sinks),
+        ),
+        2 => (
+            Problem {
+                softcap: Some(2.0),
+                ..p
+            },
+            None,
+            None,
+        ),
+        3 => (Problem { causal: true, ..p }, Some(slopes), None),
+        4 => (p, None, Some(sinks)),
+        5 => (
+            Problem {
+                top_left: true,
+                window_left: Some(0),
+                window_right: Some(0),
+                softcap: Some(0.5),
+                ..p
+            },
+            Some(slopes),
+            Some(sinks),
+        ),
+        6 => (
+            Problem {
+                causal: true,
+                window_left: Some(0),
+                ..p
+            },
+            None,
+            None,
+        ),
+        _ => (
+            Problem {
+                window_right: Some(2),
+                softcap: Some(30.0),
+                ..p
+            },
+            Some(slopes),
+            Some(sinks),
+        ),
+    }
+}
+
+fn features_against_oracle<E: Element>(seed0: u64) {
+    let mut seed = seed0;
+    for base in shapes() {
+        for f in 0..8 {
+            let (p, slopes, sinks) = featured(base, f);
+            for layout in [Layout::Bshd, Layout::Padded] {
+                seed += 1;
+                let t = make::<E>(&p, layout, seed);
+                let heads = HeadParams {
+                    alibi_slopes: slopes.as_deref(),
+                    sinks: sinks.as_deref(),
+                };
+                let got = reference_with(&p, t.q.r(), t.k.r(), t.v.r(), heads);
+                let want = oracle_with(&p, &t.q, &t.k, &t.v, slopes.as_deref(), sinks.as_deref());
+                assert!(max_diff(&got.o, &want.o) < 1e-10, "{p:?} feature {f}");
+                assert!(max_diff(&got.lse, &want.lse) < 1e-10, "{p:?} feature {f}");
+                // The naive baseline agrees with the rule on itself, and with the reference
+                // to within its precision.
+                let naive = naive_same_precision_with(&p, t.q.r(), t.k.r(), t.v.r(), heads);
+                let lse32: Vec<f32> = naive.lse.iter().map(|&x| x as f32).collect();
+                let c = check(&p, &naive.o, Some(&lse32), &got, &naive);
+                assert!(c.pass, "{p:?} feature {f}: {}", c.summary());
+                assert!(max_diff(&naive.o, &got.o) < 0.1, "{p:?} feature {f}");
+            }
+        }
+    }
+}
+
+#[test]
+fn features_match_oracle_f32() {
+    features_against_oracle::<f32>(9000);
+}
+
+#[test]
+fn features_match_oracle_bf16() {
+    features_against_oracle::<bf16>(9500);
+}
+
+#[test]
+fn features_match_oracle_f16() {
+    features_against_oracle::<f16>(9900);
+}
+
+/// A row that sees no key: O = 0 and LSE = -inf, or LSE = the sink logit exactly.
+#[test]
+fn rows_without_keys_give_zero_and_the_sink_or_minus_infinity() {
+    let p = Problem {
+        top_left: true,
+        window_left: Some(0),
+        window_right: Some(0),
+        ..prob(1, 5, 2, 2, 1, 32, false)
+    };
+    assert_eq!(p.visible_range(1), 1..2);
+    assert!(p.visible_range(2).is_empty());
+    let t = make::<f32>(&p, Layout::Bshd, 1);
+    let sinks = [3.5f32, -7.25];
+    for with_sinks in [false, true] {
+        let heads = HeadParams {
+            alibi_slopes: None,
+            sinks: with_sinks.then_some(&sinks[..]),
+        };
+        let out = reference_with(&p, t.q.r(), t.k.r(), t.v.r(), heads);
+        let naive = naive_same_precision_with(&p, t.q.r(), t.k.r(), t.v.r(), heads);
+        for h in 0..2 {
+            for i in 2..5 {
+                let want = if with_sinks {
+                    sinks[h] as f64
+                } else {
+                    f64::NEG_INFINITY
+                };
+                assert_eq!(out.lse[lse_index(&p, 0, h, i)], want);
+                assert_eq!(naive.lse[lse_index(&p, 0, h, i)], want);
+                let at = index_bshd(&p, 0, i, h);
+                assert!(out.o[at..at + 32].iter().all(|&x| x == 0.0));
+            }
+        }
+    }
+}
+
+/// With every V equal to 1, O is the total weight of the keys: 1 - exp(sink - LSE). The row's
+/// weights and the sink's sum to 1.
+#[test]
+fn sink_takes_its_share_of_the_softmax() {
+    let p = prob(1, 9, 13, 2, 2, 32, true);
+    let mut t = make::<f32>(&p, Layout::Bshd, 5);
+    for x in t.v.data.iter_mut() {
+        *x = 1.0;
+    }
+    let sinks = [0.5f32, 40.0];
+    let heads = HeadParams {
+        alibi_slopes: None,
+        sinks: Some(&sinks),
+    };
+    let out = reference_with(&p, t.q.r(), t.k.r(), t.v.r(), heads);
+    for h in 0..2 {
+        for i in 0..9 {
+            let lse = out.lse[lse_index(&p, 0, h, i)];
+            let keys = 1.0 - (sinks[h] as f64 - lse).exp();
+            let at = index_bshd(&p, 0, i, h);
+            assert!((out.o[at] - keys).abs() < 1e-12, "h{h} i{i}");
+            assert!(lse >= sinks[h] as f64);
+        }
+    }
+}
+
+/// A huge softcap is no softcap; a tiny one makes every logit ~0 (uniform weights); a sink of
+/// -inf is no sink.
+#[test]
+fn softcap_and_sink_limits() {
+    let p = prob(2, 17, 33, 4, 2, 64, true);
+    let t = make::<f32>(&p, Layout::Bshd, 11);
+    let plain = reference(&p, t.q.r(), t.k.r(), t.v.r());
+    let huge = Problem {
+        softcap: Some(1e7),
+        ..p
+    };
+    let out = reference(&huge, t.q.r(), t.k.r(), t.v.r());
+    assert!(max_diff(&out.o, &plain.o) < 1e-9);
+    assert!(max_diff(&out.lse, &plain.lse) < 1e-9);
+    let none = [f32::NEG_INFINITY; 4];
+    let out = reference_with(
+        &p,
+        t.q.r(),
+        t.k.r(),
+        t.v.r(),
+        HeadParams {
+            alibi_slopes: None,
+            sinks: Some(&none),
+        },
+    );
+    assert!(max_diff(&out.o, &plain.o) < 1e-12);
+    let tiny = Problem {
+        softcap: Some(1e-9),
+        ..p
+    };
+    let out = reference(&tiny, t.q.r(), t.k.r(), t.v.r());
+    for i in 0..17 {
+        let n = tiny.visible_keys(i);
+        assert!((out.lse[lse_index(&p, 0, 0, i)] - (n as f64).ln()).abs() < 1e-6);
+        // O is the mean of the visible values.
+        let mean: f64 = tiny
+            .visible_range(i)
+            .map(|j| t.v.logical[0][j][0][0])
+            .sum::<f64>()
+            / n as f64;
+        assert!((out.o[index_bshd(&p, 0, i, 0)] - mean).abs() < 1e-6);
+    }
+}
+
+/// With Q = 0 every score is 0 and ALiBi alone sets the weights: exp(-slope * distance),
+/// FlashAttention-2's sign (a positive slope favours the diagonal).
+#[test]
+fn alibi_weights_fall_with_distance() {
+    let p = prob(1, 4, 6, 1, 1, 32, false);
+    let mut t = make::<f32>(&p, Layout::Bshd, 2);
+    for x in t.q.data.iter_mut() {
+        *x = 0.0;
+    }
+    let slope = [0.75f32];
+    let out = reference_with(
+        &p,
+        t.q.r(),
+        t.k.r(),
+        t.v.r(),
+        HeadParams {
+            alibi_slopes: Some(&slope),
+            sinks: None,
+        },
+    );
+    let diag = 2i64;
+    for i in 0..4 {
+        let w: Vec<f64> = (0..6)
+            .map(|j| (-0.75 * (i as i64 + diag - j as i64).abs() as f64).exp())
+            .collect();
+        let total: f64 = w.iter().sum();
+        let want: f64 = (0..6).map(|j| w[j] * t.v.logical[0][j][0][3]).sum::<f64>() / total;
+        assert!((out.o[index_bshd(&p, 0, i, 0) + 3] - want).abs() < 1e-12);
+        assert!((out.lse[lse_index(&p, 0, 0, i)] - total.ln()).abs() < 1e-12);
+    }
+}
+
+/// Windows: O(S x w) visible pairs, and the documented ranges.
+#[test]
+fn window_ranges_and_pairs() {
+    let p = Problem {
+        causal: true,
+        window_left: Some(3),
+        ..prob(1, 10, 10, 1, 1, 32, false)
+    };
+    assert_eq!(p.visible_range(0), 0..1);
+    assert_eq!(p.visible_range(5), 2..6);
+    assert_eq!(
+        p.allowed_pairs(),
+        (0..10).map(|i| (i + 1).min(4) as u64).sum::<u64>()
+    );
+    let both = Problem {
+        causal: false,
+        window_right: Some(2),
+        ..p
+    };
+    assert_eq!(both.visible_range(9), 6..10);
+    assert_eq!(both.visible_range(0), 0..3);
+    let top_left = Problem {
+        top_left: true,
+        causal: true,
+        window_left: None,
+        ..prob(1, 4, 8, 1, 1, 32, false)
+    };
+    assert_eq!(top_left.visible_range(0), 0..1);
+    assert_eq!(top_left.visible_range(3), 0..4);
+}

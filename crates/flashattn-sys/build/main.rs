@@ -22,6 +22,7 @@
 
 mod bindings;
 mod codegen;
+mod decode_units;
 mod nvcc;
 mod targets;
 #[path = "../../../cuda-src/tiles.rs"]

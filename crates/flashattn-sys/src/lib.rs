@@ -32,13 +32,30 @@ mod tests {
 
     #[test]
     fn params_struct_layout_is_stable() {
-        // 5 pointers, 12 int64 strides, then 32-bit fields.
+        // 5 pointers, 12 int64 strides, 13 32-bit fields; ABI 4 appends 4 32-bit fields (windows,
+        // alignment, softcap), 4 bytes of padding and the two per-head vector pointers.
         assert_eq!(std::mem::offset_of!(FlashAttnFwdParams, q_batch_stride), 40);
         assert_eq!(std::mem::offset_of!(FlashAttnFwdParams, batch), 40 + 12 * 8);
+        let abi3_end = 40 + 12 * 8 + 13 * 4;
+        assert_eq!(
+            std::mem::offset_of!(FlashAttnFwdParams, window_left),
+            abi3_end
+        );
+        assert_eq!(
+            std::mem::offset_of!(FlashAttnFwdParams, softcap),
+            abi3_end + 12
+        );
+        assert_eq!(
+            std::mem::offset_of!(FlashAttnFwdParams, alibi_slopes),
+            abi3_end + 16 + 4
+        );
         assert_eq!(
             std::mem::size_of::<FlashAttnFwdParams>(),
-            40 + 12 * 8 + 13 * 4 + 4
+            abi3_end + 16 + 4 + 2 * 8
         );
+        // The registry entry: score_mods fills what was padding before the name pointer.
+        assert_eq!(std::mem::offset_of!(FlashAttnConfig, score_mods), 11 * 4);
+        assert_eq!(std::mem::offset_of!(FlashAttnConfig, name), 12 * 4);
     }
 
     #[test]
@@ -74,6 +91,93 @@ mod tests {
             unsafe { flashattn_fwd_config(-1, &mut c) },
             FlashAttnStatus::FLASHATTN_STATUS_UNKNOWN_CONFIG
         );
+    }
+
+    /// softcap or ALiBi asked of a tile compiled without its score-modifier kernel is refused
+    /// before anything else; bad mask parameters are refused before any launch (the pointers
+    /// below are never dereferenced: every call fails its checks first).
+    #[test]
+    fn dispatch_refuses_score_mods_and_bad_masks_without_a_gpu() {
+        let n = unsafe { flashattn_fwd_config_count() };
+        let configs: Vec<FlashAttnConfig> = (0..n)
+            .map(|id| {
+                let mut c = FlashAttnConfig::default();
+                assert_eq!(
+                    unsafe { flashattn_fwd_config(id, &mut c) },
+                    FlashAttnStatus::FLASHATTN_STATUS_SUCCESS
+                );
+                c
+            })
+            .collect();
+        let fake = 0x10000usize as *const std::ffi::c_void;
+        let base = |c: &FlashAttnConfig| FlashAttnFwdParams {
+            q: fake,
+            k: fake,
+            v: fake,
+            o: fake as *mut _,
+            batch: 1,
+            seqlen_q: 1,
+            seqlen_k: 1,
+            heads_q: 1,
+            heads_kv: 1,
+            head_dim: c.head_dim,
+            dtype: c.dtype,
+            softmax_scale: 1.0,
+            compute_capability: c.min_compute_capability,
+            config_id: c.id,
+            window_left: -1,
+            window_right: -1,
+            ..Default::default()
+        };
+        if let Some(plain_only) = configs.iter().find(|c| c.score_mods == 0) {
+            let mut p = FlashAttnFwdParams {
+                softcap: 30.0,
+                ..base(plain_only)
+            };
+            let st = unsafe { flashattn_fwd(&mut p, std::ptr::null_mut()) };
+            assert_eq!(st, FlashAttnStatus::FLASHATTN_STATUS_UNSUPPORTED_FEATURE);
+            let mut p = FlashAttnFwdParams {
+                alibi_slopes: fake as *const f32,
+                ..base(plain_only)
+            };
+            let st = unsafe { flashattn_fwd(&mut p, std::ptr::null_mut()) };
+            assert_eq!(st, FlashAttnStatus::FLASHATTN_STATUS_UNSUPPORTED_FEATURE);
+        }
+        let c = &configs[0];
+        for bad in [
+            FlashAttnFwdParams {
+                window_left: -2,
+                ..base(c)
+            },
+            FlashAttnFwdParams {
+                window_right: -7,
+                ..base(c)
+            },
+            FlashAttnFwdParams {
+                causal_top_left: 2,
+                ..base(c)
+            },
+            FlashAttnFwdParams {
+                softcap: -1.0,
+                ..base(c)
+            },
+            FlashAttnFwdParams {
+                softcap: f32::NAN,
+                ..base(c)
+            },
+            FlashAttnFwdParams {
+                sinks: (fake as usize + 2) as *const f32,
+                ..base(c)
+            },
+        ] {
+            let mut p = bad;
+            let st = unsafe { flashattn_fwd(&mut p, std::ptr::null_mut()) };
+            assert_eq!(
+                st,
+                FlashAttnStatus::FLASHATTN_STATUS_INVALID_PARAMS,
+                "{p:?}"
+            );
+        }
     }
 
     #[test]

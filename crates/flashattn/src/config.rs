@@ -31,6 +31,10 @@ pub struct KernelConfig {
     pub max_compute_capability: u32,
     /// Dynamic shared memory per CTA.
     pub smem_bytes: usize,
+    /// Whether this tile was also compiled with softcap and ALiBi (its score-modifier kernel).
+    /// Calls with either run only on such configurations; windows, the mask alignment and sinks
+    /// run on every one.
+    pub score_mods: bool,
     /// Stable name, e.g. `sm80_bf16_d128_m128n64w4s2`.
     pub name: &'static str,
 }
@@ -69,6 +73,7 @@ pub fn kernel_configs() -> &'static [KernelConfig] {
                     min_compute_capability: c.min_compute_capability as u32,
                     max_compute_capability: c.max_compute_capability as u32,
                     smem_bytes: c.smem_bytes as usize,
+                    score_mods: c.score_mods != 0,
                     name,
                 })
             })

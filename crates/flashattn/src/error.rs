@@ -163,6 +163,27 @@ pub enum Error {
         /// The smallest requirement among the compiled configurations.
         smallest: usize,
     },
+    /// The softcap must be finite and positive (`None` turns it off).
+    #[error("softcap {0} must be finite and > 0 (None turns the softcap off)")]
+    InvalidSoftcap(f32),
+    /// A per-head f32 vector (ALiBi slopes, sinks) is shorter than `heads_q` or misaligned.
+    #[error("{vector}: {detail}")]
+    InvalidHeadVector {
+        /// Which vector: `alibi_slopes` or `sinks`.
+        vector: &'static str,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// softcap or ALiBi was asked of a kernel configuration compiled without its
+    /// score-modifier kernel ([`crate::KernelConfig::score_mods`]), or of a dtype and head dim
+    /// that has none.
+    #[error("{feature} needs a configuration with score modifiers; {config} has none")]
+    FeatureNotCompiled {
+        /// `softcap` or `ALiBi`.
+        feature: &'static str,
+        /// The configuration, or the dtype and head dim.
+        config: String,
+    },
     /// An environment variable the library reads holds a value it cannot use.
     #[error("{variable}: {detail}")]
     Environment {

@@ -9,7 +9,7 @@ use crate::config::{KernelConfig, candidates};
 use crate::device::DeviceFacts;
 use crate::error::{Error, Result};
 use crate::problem::{
-    AttentionParams, KernelChoice, RawForward, RawLse, RawTensor, Strides, validate,
+    AttentionParams, KernelChoice, RawForward, RawLse, RawTensor, RawVector, Strides, validate,
 };
 use crate::{DType, Element};
 
@@ -43,6 +43,26 @@ impl<'a, S> TensorMut<'a, S> {
     }
 }
 
+/// The per-head f32 device vectors of a call, `[heads_q]` each (see [`RawForward`] for their
+/// conventions): ALiBi slopes and attention sinks. Any cudarc buffer of f32 (`CudaSlice`,
+/// `CudaView`, ...); [`HeadVectors::none`] for neither.
+pub struct HeadVectors<'a, A, S> {
+    /// ALiBi slopes: key `j` of query `i` gets `-alibi_slopes[h] * |i + diag - j|`.
+    pub alibi_slopes: Option<&'a A>,
+    /// Attention sinks: natural-log logits joining each head's softmax denominator.
+    pub sinks: Option<&'a S>,
+}
+
+impl HeadVectors<'static, CudaSlice<f32>, CudaSlice<f32>> {
+    /// Neither ALiBi slopes nor sinks.
+    pub fn none() -> Self {
+        HeadVectors {
+            alibi_slopes: None,
+            sinks: None,
+        }
+    }
+}
+
 /// What a successful launch ran.
 #[derive(Clone, Debug)]
 pub struct LaunchInfo {
@@ -72,6 +92,34 @@ where
     V: DevicePtr<T>,
     O: DevicePtrMut<T>,
 {
+    forward_with(stream, params, q, k, v, o, lse, HeadVectors::none())
+}
+
+/// [`forward`] with per-head device vectors: ALiBi slopes and attention sinks (f32
+/// `[heads_q]` each, see [`HeadVectors`]). Together with the scalar options of
+/// [`AttentionParams`] (`window`, `alignment`, `softcap`) this is every mask and score modifier.
+#[allow(clippy::too_many_arguments)]
+pub fn forward_with<T, Q, K, V, O, A, S>(
+    stream: &CudaStream,
+    params: &AttentionParams,
+    q: Tensor<'_, Q>,
+    k: Tensor<'_, K>,
+    v: Tensor<'_, V>,
+    o: TensorMut<'_, O>,
+    lse: Option<&mut CudaSlice<f32>>,
+    heads: HeadVectors<'_, A, S>,
+) -> Result<LaunchInfo>
+where
+    T: Element,
+    Q: DevicePtr<T>,
+    K: DevicePtr<T>,
+    V: DevicePtr<T>,
+    O: DevicePtrMut<T>,
+    A: DevicePtr<f32>,
+    S: DevicePtr<f32>,
+{
+    let slopes = heads.alibi_slopes.map(|a| (a.device_ptr(stream), a.len()));
+    let sinks = heads.sinks.map(|s| (s.device_ptr(stream), s.len()));
     let (q_ptr, _q_guard) = q.data.device_ptr(stream);
     let (k_ptr, _k_guard) = k.data.device_ptr(stream);
     let (v_ptr, _v_guard) = v.data.device_ptr(stream);
@@ -108,6 +156,14 @@ where
             ptr: *ptr,
             len: lse_len.unwrap_or(0),
         }),
+        alibi_slopes: slopes.as_ref().map(|((ptr, _), len)| RawVector {
+            ptr: *ptr,
+            len: *len,
+        }),
+        sinks: sinks.as_ref().map(|((ptr, _), len)| RawVector {
+            ptr: *ptr,
+            len: *len,
+        }),
     };
     // SAFETY: the pointers come from live cudarc buffers of the stated lengths and dtypes;
     // the guards above order this launch after earlier writes and record it for later use.
@@ -131,7 +187,8 @@ pub unsafe fn forward_raw(
     let device = crate::device::device_facts(ctx)?;
     let cc = device.compute_capability;
     crate::require_supported_compute_capability((cc / 10) as i32, (cc % 10) as i32)?;
-    let config = choose_config(params, t.q.dtype, &device)?;
+    let config = choose_config_for(params, t.q.dtype, &device, t.needs_score_mods(params))?;
+    let (window_left, window_right) = params.ffi_window();
 
     let s = |x: &RawTensor| x.strides;
     let (qs, ks, vs, os) = (s(&t.q), s(&t.k), s(&t.v), s(&t.o));
@@ -167,6 +224,14 @@ pub unsafe fn forward_raw(
         config_id: config.id as i32,
         cuda_error: 0,
         config_used: -1,
+        window_left,
+        window_right,
+        causal_top_left: (params.alignment == crate::MaskAlignment::TopLeft) as i32,
+        softcap: params.softcap.unwrap_or(0.0),
+        alibi_slopes: t
+            .alibi_slopes
+            .map_or(std::ptr::null(), |a| a.ptr as *const f32),
+        sinks: t.sinks.map_or(std::ptr::null(), |s| s.ptr as *const f32),
     };
     ctx.bind_to_thread()?;
     // SAFETY: `p` is fully initialised and validated; the caller vouches for the pointers.
@@ -184,6 +249,24 @@ pub fn choose_config(
     dtype: DType,
     device: &DeviceFacts,
 ) -> Result<&'static KernelConfig> {
+    choose_config_for(params, dtype, device, params.softcap.is_some())
+}
+
+/// [`choose_config`] for a call that does (`score_mods`: softcap or ALiBi slopes) or does not
+/// need a configuration's score-modifier kernel: with it, only configurations that have one
+/// count; a named one without it is [`Error::FeatureNotCompiled`], a tuned pick without it
+/// gives way to the built-in rule over those that have it.
+pub fn choose_config_for(
+    params: &AttentionParams,
+    dtype: DType,
+    device: &DeviceFacts,
+    score_mods: bool,
+) -> Result<&'static KernelConfig> {
+    let feature = if params.softcap.is_some() {
+        "softcap"
+    } else {
+        "ALiBi"
+    };
     let named = match &params.kernel {
         KernelChoice::Id(id) => Some(
             candidates(dtype, params.head_dim)
@@ -199,12 +282,32 @@ pub fn choose_config(
     };
     if let Some(config) = named {
         device.check(config)?;
+        if score_mods && !config.score_mods {
+            return Err(Error::FeatureNotCompiled {
+                feature,
+                config: config.name.to_string(),
+            });
+        }
         return Ok(config);
     }
-    if let Some(config) = crate::dispatch::tuned(device, params, dtype)? {
+    if let Some(config) =
+        crate::dispatch::tuned(device, params, dtype)?.filter(|c| c.score_mods || !score_mods)
+    {
         return Ok(config);
     }
-    auto_config(params, dtype, device).ok_or_else(|| no_config_error(params, dtype, device))
+    if let Some(config) = auto_config(params, dtype, device, score_mods) {
+        return Ok(config);
+    }
+    if score_mods && auto_config(params, dtype, device, false).is_some() {
+        return Err(Error::FeatureNotCompiled {
+            feature,
+            config: format!(
+                "no {dtype} d{} configuration runnable here",
+                params.head_dim
+            ),
+        });
+    }
+    Err(no_config_error(params, dtype, device))
 }
 
 /// Why no automatic choice exists: nothing compiled for this head dim, nothing built for this
@@ -238,9 +341,11 @@ pub(crate) fn auto_config(
     params: &AttentionParams,
     dtype: DType,
     device: &DeviceFacts,
+    score_mods: bool,
 ) -> Option<&'static KernelConfig> {
     // No allocation: this runs on every launch. One-warp tiles only when nothing else exists.
-    let runnable = |c: &&KernelConfig| device.can_run(c);
+    // With softcap or ALiBi only the tiles compiled with score modifiers count.
+    let runnable = |c: &&KernelConfig| device.can_run(c) && (c.score_mods || !score_mods);
     let multi_warp = candidates(dtype, params.head_dim)
         .filter(runnable)
         .any(|c| c.warps > 1);
@@ -308,6 +413,14 @@ fn status_to_result(
         S::FLASHATTN_STATUS_UNKNOWN_CONFIG => {
             Err(Error::UnknownConfig(format!("id {}", p.config_id)))
         }
+        S::FLASHATTN_STATUS_UNSUPPORTED_FEATURE => Err(Error::FeatureNotCompiled {
+            feature: if params.softcap.is_some() {
+                "softcap"
+            } else {
+                "ALiBi"
+            },
+            config: format!("id {}", p.config_id),
+        }),
         other => Err(dispatch_error(other)),
     }
 }
@@ -351,13 +464,13 @@ mod tests {
                 let tallest = candidates(dtype, d).map(|c| c.block_m).max().unwrap();
                 // A large problem: the tallest tile already gives every SM two CTAs.
                 let big = AttentionParams::new(8, 8192, 8192, 16, d);
-                let c = auto_config(&big, dtype, &h100).unwrap();
+                let c = auto_config(&big, dtype, &h100, false).unwrap();
                 assert_eq!(c.block_m, tallest, "{dtype} d{d}: {}", c.name);
                 assert!(c.warps > 1);
                 // A tiny problem: at least the parallelism of the plain tile with the most CTAs,
                 // counting split-KV groups, and still never one warp.
                 let small = AttentionParams::new(1, 512, 512, 8, d);
-                let c = auto_config(&small, dtype, &h100).unwrap();
+                let c = auto_config(&small, dtype, &h100, false).unwrap();
                 let units = |c: &KernelConfig| {
                     512usize.div_ceil(c.block_m) * 8 * c.kv_splits.min(512usize.div_ceil(c.block_n))
                 };
@@ -373,7 +486,7 @@ mod tests {
                 }
                 // Nothing runs below the configurations' minimum compute capability.
                 let turing = DeviceFacts::new("sm_75", 40, 75, 64 * 1024);
-                assert!(auto_config(&small, dtype, &turing).is_none());
+                assert!(auto_config(&small, dtype, &turing, false).is_none());
             }
         }
     }

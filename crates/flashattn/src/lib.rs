@@ -47,11 +47,14 @@ pub use device::{
 };
 pub use dispatch::{DISPATCH_VARIABLE, DispatchRow};
 pub use error::{Error, Result};
-pub use forward::{LaunchInfo, Tensor, TensorMut, choose_config, forward, forward_raw};
+pub use forward::{
+    HeadVectors, LaunchInfo, Tensor, TensorMut, choose_config, choose_config_for, forward,
+    forward_raw, forward_with,
+};
 pub use merge::{MergeShape, RawState, merge_states, merge_states_raw, validate_merge};
 pub use problem::{
-    AttentionParams, KernelChoice, MAX_BATCH_X_HEADS, MAX_GRID_YZ, MAX_SEQLEN, RawForward, RawLse,
-    RawTensor, Strides, validate,
+    AttentionParams, KernelChoice, MAX_BATCH_X_HEADS, MAX_GRID_YZ, MAX_SEQLEN, MaskAlignment,
+    RawForward, RawLse, RawTensor, RawVector, Strides, Window, validate,
 };
 
 /// Re-export of the cudarc version this crate's API uses.

@@ -50,6 +50,52 @@ pub enum KernelChoice {
     Named(String),
 }
 
+/// A sliding window around each query's diagonal key (FlashAttention-2's `window_size`): query
+/// `i` sees key `j` iff `i + diag - left <= j <= i + diag + right`, where `diag` is set by
+/// [`MaskAlignment`]; `None` leaves that side unbounded. Mistral-style sliding windows are
+/// `left: Some(w - 1)` with `causal: true`; `right` and `causal` combine as the intersection
+/// (causal alone is `right: Some(0)`). Any size is accepted: one at or beyond the longer
+/// sequence is the same as `None`. A window of w keys over `seqlen_k` keys costs O(w) per query
+/// row: key tiles outside it are never loaded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Window {
+    /// Keys left of (before) the diagonal that stay visible; `None`: all of them.
+    pub left: Option<usize>,
+    /// Keys right of (after) the diagonal that stay visible; `None`: all of them.
+    pub right: Option<usize>,
+}
+
+impl Window {
+    /// No window: every key on both sides.
+    pub const UNBOUNDED: Window = Window {
+        left: None,
+        right: None,
+    };
+
+    /// `left` keys before and `right` keys after the diagonal.
+    pub fn new(left: Option<usize>, right: Option<usize>) -> Self {
+        Window { left, right }
+    }
+
+    /// Whether neither side is bounded.
+    pub fn is_unbounded(&self) -> bool {
+        self.left.is_none() && self.right.is_none()
+    }
+}
+
+/// Where the diagonal of the causal mask (and of windows and ALiBi distances) lies when
+/// `seqlen_q != seqlen_k`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum MaskAlignment {
+    /// FlashAttention's convention (the default): the last query row lines up with the last
+    /// key, `diag = seqlen_k - seqlen_q`; when `seqlen_q > seqlen_k` the first rows see nothing.
+    #[default]
+    BottomRight,
+    /// PyTorch's `is_causal` (`torch.ones(L, S).tril()`): the first query row lines up with
+    /// the first key, `diag = 0`.
+    TopLeft,
+}
+
 /// Sizes and options of one forward call.
 ///
 /// Q is `[batch, seqlen_q, heads_q, head_dim]`, K and V are `[batch, seqlen_k, heads_kv,
@@ -68,9 +114,18 @@ pub struct AttentionParams {
     pub heads_kv: usize,
     /// Head dim (the compiled ones: see [`crate::compiled_head_dims`]).
     pub head_dim: usize,
-    /// Causal mask, bottom-right aligned: query `i` sees key `j` iff
-    /// `j <= i + seqlen_k - seqlen_q`. A query that sees no key gets O = 0, LSE = -inf.
+    /// Causal mask: query `i` sees key `j` iff `j <= i + diag`, with `diag = seqlen_k -
+    /// seqlen_q` (bottom-right, the default) or 0 ([`MaskAlignment::TopLeft`]). A query that
+    /// sees no key gets O = 0 and LSE = -inf (with sinks: LSE = its head's sink logit).
     pub causal: bool,
+    /// Sliding window around the diagonal (default: none); combines with `causal`.
+    pub window: Window,
+    /// Where the diagonal of `causal`, `window` and ALiBi lies (default: bottom-right).
+    pub alignment: MaskAlignment,
+    /// Gemma-2's logit softcap: logits become `cap * tanh(scale * q.k / cap)` (FlashAttention-2
+    /// semantics: the cap applies to the scaled score), before ALiBi and the mask. `None`: off.
+    /// Runs only on configurations with [`crate::KernelConfig::score_mods`].
+    pub softcap: Option<f32>,
     /// Scale applied to `Q.K^T`; `None` means `1 / sqrt(head_dim)`.
     pub softmax_scale: Option<f32>,
     /// Which kernel configuration runs.
@@ -94,9 +149,53 @@ impl AttentionParams {
             heads_kv: heads,
             head_dim,
             causal: false,
+            window: Window::UNBOUNDED,
+            alignment: MaskAlignment::BottomRight,
+            softcap: None,
             softmax_scale: None,
             kernel: KernelChoice::Auto,
         }
+    }
+
+    /// The diagonal offset: query `i`'s diagonal key is `i + diagonal()`.
+    pub fn diagonal(&self) -> i64 {
+        match self.alignment {
+            MaskAlignment::BottomRight => self.seqlen_k as i64 - self.seqlen_q as i64,
+            MaskAlignment::TopLeft => 0,
+        }
+    }
+
+    /// The keys query row `row` sees, `lo..hi` (empty when it sees none): the sequence, the
+    /// causal mask and the window together.
+    pub fn visible_keys(&self, row: usize) -> std::ops::Range<usize> {
+        let d = row as i64 + self.diagonal();
+        let sk = self.seqlen_k as i64;
+        let lo = self.window.left.map_or(0, |w| {
+            d.saturating_sub(i64::try_from(w).unwrap_or(i64::MAX))
+        });
+        let right = if self.causal {
+            Some(0)
+        } else {
+            self.window.right
+        };
+        let hi = right.map_or(sk, |w| {
+            d.saturating_add(i64::try_from(w).unwrap_or(i64::MAX))
+                .saturating_add(1)
+        });
+        let (lo, hi) = (lo.clamp(0, sk), hi.clamp(0, sk));
+        lo as usize..hi.max(lo) as usize
+    }
+
+    /// The window sides as the C parameters take them: -1 unbounded, else the size, with sizes
+    /// at or beyond the longer sequence (the same as unbounded) mapped to -1 so every bounded
+    /// value fits in 32 bits.
+    pub(crate) fn ffi_window(&self) -> (i32, i32) {
+        let longest = self.seqlen_q.max(self.seqlen_k);
+        let side = |w: Option<usize>| match w {
+            Some(w) if w < longest => w as i32,
+            _ => -1,
+        };
+        (side(self.window.left), side(self.window.right))
     }
 
     /// The scale that will be used.
@@ -128,6 +227,15 @@ pub struct RawLse {
     pub len: usize,
 }
 
+/// A per-head f32 vector on the device (ALiBi slopes, attention sinks): `[heads_q]`.
+#[derive(Clone, Copy, Debug)]
+pub struct RawVector {
+    /// Device address of element 0 (4-byte aligned).
+    pub ptr: u64,
+    /// f32 elements available (at least `heads_q`).
+    pub len: usize,
+}
+
 /// All tensors of a forward call.
 #[derive(Clone, Copy, Debug)]
 pub struct RawForward {
@@ -141,6 +249,41 @@ pub struct RawForward {
     pub o: RawTensor,
     /// Optional log-sum-exp output.
     pub lse: Option<RawLse>,
+    /// Optional ALiBi slopes, f32 `[heads_q]`: key `j` of query `i` in head `h` gets the bias
+    /// `-alibi_slopes[h] * |i + diag - j|` (FlashAttention-2's sign: a positive slope penalises
+    /// distance), added after the softcap. Values must be finite (they are not read on the host).
+    pub alibi_slopes: Option<RawVector>,
+    /// Optional attention sinks, f32 `[heads_q]` natural-log logits (not scaled): head `h`'s
+    /// softmax denominator gains `exp(sinks[h])`, so a row's weights sum to 1 together with the
+    /// sink and LSE includes it; a row that sees no key gets O = 0 and LSE = `sinks[h]`.
+    /// Finite values, or -inf (no sink).
+    pub sinks: Option<RawVector>,
+}
+
+impl RawForward {
+    /// The tensors of a call without ALiBi slopes or sinks.
+    pub fn new(
+        q: RawTensor,
+        k: RawTensor,
+        v: RawTensor,
+        o: RawTensor,
+        lse: Option<RawLse>,
+    ) -> Self {
+        RawForward {
+            q,
+            k,
+            v,
+            o,
+            lse,
+            alibi_slopes: None,
+            sinks: None,
+        }
+    }
+
+    /// Whether the call needs a configuration's score-modifier kernel (softcap or ALiBi).
+    pub fn needs_score_mods(&self, params: &AttentionParams) -> bool {
+        params.softcap.is_some() || self.alibi_slopes.is_some()
+    }
 }
 
 /// Sequence lengths leave this much head-room below `i32::MAX` so that tile-end arithmetic
@@ -202,6 +345,9 @@ pub fn validate(params: &AttentionParams, t: &RawForward) -> Result<f32> {
     if !(scale.is_finite() && scale > 0.0) {
         return Err(Error::InvalidScale(scale));
     }
+    if let Some(cap) = params.softcap.filter(|c| !(c.is_finite() && *c > 0.0)) {
+        return Err(Error::InvalidSoftcap(cap));
+    }
 
     let dtype = t.q.dtype;
     for (name, x) in [("k", &t.k), ("v", &t.v), ("o", &t.o)] {
@@ -233,9 +379,27 @@ pub fn validate(params: &AttentionParams, t: &RawForward) -> Result<f32> {
     let elem = dtype.size_bytes() as u64;
     let dims_q = [batch, seqlen_q, heads_q];
     let dims_kv = [batch, seqlen_k, heads_kv];
-    // (name, first byte, one past the last byte) of q, k, v, o and lse; no allocation.
-    let mut spans = [("", 0u128, 0u128); 5];
+    // (name, first byte, one past the last byte) of q, k, v, the head vectors, then the
+    // outputs o and lse; no allocation.
+    let mut spans = [("", 0u128, 0u128); 7];
     let mut n_spans = 0;
+    for (name, x) in [("alibi_slopes", &t.alibi_slopes), ("sinks", &t.sinks)] {
+        let Some(x) = x else { continue };
+        if x.len < heads_q {
+            return Err(Error::InvalidHeadVector {
+                vector: name,
+                detail: format!("{} f32 elements, heads_q is {heads_q}", x.len),
+            });
+        }
+        if x.ptr % 4 != 0 {
+            return Err(Error::InvalidHeadVector {
+                vector: name,
+                detail: format!("address {:#x} is not 4-byte aligned", x.ptr),
+            });
+        }
+        spans[n_spans] = (name, x.ptr as u128, x.ptr as u128 + heads_q as u128 * 4);
+        n_spans += 1;
+    }
     for (name, x, dims) in [
         ("q", &t.q, dims_q),
         ("k", &t.k, dims_kv),
@@ -274,8 +438,13 @@ pub fn validate(params: &AttentionParams, t: &RawForward) -> Result<f32> {
         n_spans += 1;
     }
     // Outputs must not overlap anything else: the kernel reads inputs while other CTAs write.
+    // The inputs are the head vectors, q, k and v: every span before o's.
+    let inputs = spans[..n_spans]
+        .iter()
+        .position(|s| s.0 == "o")
+        .unwrap_or(n_spans);
     let spans = &spans[..n_spans];
-    for (i, &(out, s0, e0)) in spans.iter().enumerate().skip(3) {
+    for (i, &(out, s0, e0)) in spans.iter().enumerate().skip(inputs) {
         for &(other, s1, e1) in spans.iter().take(i) {
             if s0 < e1 && s1 < e0 {
                 return Err(Error::Aliasing { output: out, other });

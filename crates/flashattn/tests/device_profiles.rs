@@ -256,13 +256,7 @@ fn batch_times_heads_is_bounded_to_32_bits() {
         dtype: DType::F16,
         strides: flashattn::Strides::bshd(1, 65535, 64),
     };
-    let raw = flashattn::RawForward {
-        q: t,
-        k: t,
-        v: t,
-        o: t,
-        lse: None,
-    };
+    let raw = flashattn::RawForward::new(t, t, t, t, None);
     match flashattn::validate(&p, &raw) {
         Err(Error::TooLarge { what, .. }) => assert_eq!(what, "batch x heads_q"),
         other => panic!("{other:?}"),

@@ -27,8 +27,139 @@ fn good() -> (AttentionParams, RawForward) {
             ptr: 5 * mb,
             len: 2 * 4 * 16,
         }),
+        alibi_slopes: None,
+        sinks: None,
     };
     (p, t)
+}
+
+#[test]
+fn softcap_must_be_finite_and_positive() {
+    let (p, t) = good();
+    for bad in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+        let p = AttentionParams {
+            softcap: Some(bad),
+            ..p.clone()
+        };
+        match validate(&p, &t) {
+            Err(flashattn::Error::InvalidSoftcap(x)) => assert!(x.is_nan() || x == bad),
+            other => panic!("softcap {bad}: {other:?}"),
+        }
+    }
+    let p = AttentionParams {
+        softcap: Some(1e-6),
+        ..p
+    };
+    assert!(validate(&p, &t).is_ok());
+}
+
+#[test]
+fn head_vectors_are_checked_for_length_alignment_and_overlap() {
+    use flashattn::RawVector;
+    let (p, t) = good();
+    let mb = 1 << 20;
+    let ok = RawVector {
+        ptr: 6 * mb,
+        len: 4,
+    };
+    for (slopes, sinks) in [(Some(ok), None), (None, Some(ok))] {
+        let t = RawForward {
+            alibi_slopes: slopes,
+            sinks,
+            ..t
+        };
+        assert!(validate(&p, &t).is_ok());
+        assert!(t.needs_score_mods(&p) == slopes.is_some());
+    }
+    let short = RawVector {
+        ptr: 6 * mb,
+        len: 3,
+    };
+    let odd = RawVector {
+        ptr: 6 * mb + 2,
+        len: 4,
+    };
+    for (bad, what) in [(short, "alibi_slopes"), (odd, "alibi_slopes")] {
+        let t = RawForward {
+            alibi_slopes: Some(bad),
+            ..t
+        };
+        match validate(&p, &t) {
+            Err(flashattn::Error::InvalidHeadVector { vector, .. }) => assert_eq!(vector, what),
+            other => panic!("{other:?}"),
+        }
+    }
+    let t_sinks = RawForward {
+        sinks: Some(short),
+        ..t
+    };
+    assert!(matches!(
+        validate(&p, &t_sinks),
+        Err(flashattn::Error::InvalidHeadVector {
+            vector: "sinks",
+            ..
+        })
+    ));
+    // An output over a head vector: the kernel would read what other CTAs write.
+    let inside_o = RawVector {
+        ptr: 4 * mb + 64,
+        len: 4,
+    };
+    let t = RawForward {
+        sinks: Some(inside_o),
+        ..t
+    };
+    match validate(&p, &t) {
+        Err(flashattn::Error::Aliasing { output, other }) => {
+            assert_eq!((output, other), ("o", "sinks"))
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn windows_and_alignment_give_the_documented_key_ranges() {
+    use flashattn::{MaskAlignment, Window};
+    // Sq = 4, Sk = 6: bottom-right diag = 2.
+    let p = AttentionParams::new(1, 4, 6, 1, D);
+    assert_eq!(p.visible_keys(0), 0..6);
+    let causal = AttentionParams {
+        causal: true,
+        ..p.clone()
+    };
+    assert_eq!(causal.visible_keys(0), 0..3);
+    assert_eq!(causal.visible_keys(3), 0..6);
+    let top_left = AttentionParams {
+        alignment: MaskAlignment::TopLeft,
+        ..causal.clone()
+    };
+    assert_eq!(top_left.visible_keys(0), 0..1);
+    assert_eq!(top_left.visible_keys(3), 0..4);
+    let window = AttentionParams {
+        window: Window::new(Some(1), None),
+        ..causal.clone()
+    };
+    assert_eq!(window.visible_keys(0), 1..3);
+    assert_eq!(window.visible_keys(3), 4..6);
+    let both = AttentionParams {
+        window: Window::new(Some(0), Some(1)),
+        ..p.clone()
+    };
+    assert_eq!(both.visible_keys(3), 5..6);
+    // Top-left with Sq > Sk and a window that ends before the first key: rows see nothing.
+    let empty = AttentionParams {
+        alignment: MaskAlignment::TopLeft,
+        window: Window::new(Some(0), Some(0)),
+        ..AttentionParams::new(1, 5, 2, 1, D)
+    };
+    assert!(empty.visible_keys(4).is_empty());
+    assert_eq!(empty.visible_keys(1), 1..2);
+    // Any window size is accepted; sizes past the longer sequence are unbounded.
+    let huge = AttentionParams {
+        window: Window::new(Some(usize::MAX), Some(1 << 40)),
+        ..p
+    };
+    assert_eq!(huge.visible_keys(0), 0..6);
 }
 
 #[test]

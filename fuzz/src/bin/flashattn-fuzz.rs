@@ -15,7 +15,7 @@ use cudarc::driver::CudaStream;
 use flashattn::DType;
 use flashattn_fuzz::harness::{Case, Outcome, gpu_stream, run_case};
 use flashattn_fuzz::strategies::{
-    CaseSpace, ConfigFilter, all_labels, classify, seeded_runner, shrink, work,
+    CaseSpace, ConfigFilter, Features, all_labels, classify, seeded_runner, shrink, work,
 };
 use proptest::strategy::{Strategy, ValueTree};
 use serde_json::{Value, json};
@@ -75,6 +75,20 @@ struct Args {
     /// to watch shrinking find seqlen_q = SQ
     #[arg(long, value_name = "SQ")]
     inject_failure: Option<usize>,
+    /// Masks and score modifiers (sliding windows, top-left alignment, softcap, ALiBi, sinks):
+    /// `mixed` (each in a minority of cases), `always` (every case has one; softcap/ALiBi cases
+    /// run the score-modifier configurations) or `off` (plain causal / non-causal only)
+    #[arg(long, value_name = "F", default_value = "mixed", value_parser = parse_features)]
+    features: Features,
+}
+
+fn parse_features(text: &str) -> Result<Features, String> {
+    match text {
+        "off" => Ok(Features::Off),
+        "mixed" => Ok(Features::Mixed),
+        "always" => Ok(Features::Always),
+        _ => Err("not one of off, mixed, always".into()),
+    }
 }
 
 fn parse_dtype(text: &str) -> Result<DType, String> {
@@ -102,6 +116,7 @@ impl Args {
         if let Some(l) = self.max_seqlen {
             space.max_seqlen = l;
         }
+        space.features = self.features;
         if !self.dtypes.is_empty() {
             space.dtypes = self.dtypes.clone();
         }
@@ -660,6 +675,7 @@ fn summary_json(
             "dtypes": space.dtypes.iter().map(|d| d.to_string()).collect::<Vec<_>>(),
             "head_dims": space.head_dims,
             "configs": format!("{:?}", space.configs),
+            "features": format!("{:?}", space.features),
         },
         "by_dtype": tallies(stats.by_dtype.iter().map(|(k, t)| (k.clone(), t)).collect()),
         "by_head_dim": tallies(stats.by_head_dim.iter().map(|(k, t)| (k.to_string(), t)).collect()),

@@ -1,0 +1,262 @@
+// The mask and score unit both forward kernels use: which keys each query row sees (sequence
+// end, causal diagonal, sliding window, top-left or bottom-right alignment), which key tiles are
+// skipped, fully visible or need a per-element test, and the score modifiers (softcap, ALiBi)
+// applied to every element. Written once; the kernels only call it on their S fragments.
+//
+// Visibility, with diag = seqlen_k - seqlen_q (bottom-right alignment) or 0 (top-left):
+//   query i sees key j  iff  0 <= j < seqlen_k  and  lo <= j - i <= hi,
+//   lo = diag - window_left  (-inf when window_left < 0),
+//   hi = diag + window_right (+inf when window_right < 0; causal makes window_right 0).
+// Every row's visible keys are one interval and consecutive rows' intervals shift by one key, so
+// the keys some row of a CTA sees form one interval too (KeyRange): the kernels walk only the
+// key tiles that meet it (a window of w keys costs O(w), not O(seqlen_k)). A tile whose keys all
+// of a lane's rows see needs no per-element test (RowMask), so only the tiles at the two ends of
+// the range (one to three at each) go through the element loop; the middle runs mask-free.
+//
+// Score modifiers (FlashAttention-2's semantics and order): logit = softcap * tanh(scale * q.k /
+// softcap) when softcap > 0, else scale * q.k; then the ALiBi bias -slope[head] * |i + diag - j|;
+// then the mask. They touch every element of every tile, so they live behind the compile-time
+// kScoreMod flag: a kernel instantiated without it runs the mask alone and keeps the plain
+// kernels' arithmetic (scores in raw q.k units, exponent factor scale * log2(e)). With kScoreMod
+// the unit turns S into logits in base-2 units once per element and the softmax runs with an
+// exponent factor of 1 (see ScoreMod).
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <math_constants.h>
+#include <stdint.h>
+
+#include <type_traits>
+
+#include "flashattn.h"
+#include "sm80/primitives.cuh"
+
+namespace flashattn {
+
+// Where each accumulator register sits. Both kernels' S fragments have the mma.sync m16n8 C
+// layout per warp (the sm90 kernel's wgmma m64nN accumulator gives each warp 16 rows in the same
+// layout): lane (g = lane / 4, t = lane % 4), register i of n8 tile nt holds
+//   row g + 8 * (i / 2) of the warp's 16-row slice, column 8 * nt + 2 * t + i % 2 of the tile.
+struct AccFrag {
+    __device__ __forceinline__ static constexpr int row(int i) { return (i / 2) * 8; }      // + g
+    __device__ __forceinline__ static constexpr int col(int nt, int i) { return nt * 8 + i % 2; }  // + 2t
+};
+
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kLn2 = 0.6931471805599453f;
+
+// int64 -> int32, saturating: the per-CTA bounds are computed in 64 bits (diag - window can leave
+// int32) and clamped; every key - row difference the kernels form fits in int32 (sequence
+// lengths stay 1024 below INT32_MAX), so comparisons against clamped bounds are exact.
+__device__ __forceinline__ int clamp_to_int(long long x) {
+    return static_cast<int>(x < INT32_MIN ? INT32_MIN : (x > INT32_MAX ? INT32_MAX : x));
+}
+
+// The diagonal and the two window bounds of a launch, in 64 bits (diag - window can leave int32).
+struct Diagonal {
+    long long lo, hi;  // visible iff lo <= key - row <= hi (and 0 <= key < seqlen_k)
+
+    __device__ __forceinline__ explicit Diagonal(const FlashAttnFwdParams &p) {
+        const long long diag = p.causal_top_left ? 0 : static_cast<long long>(p.seqlen_k) - p.seqlen_q;
+        const int right = p.causal ? 0 : p.window_right;
+        lo = p.window_left < 0 ? INT64_MIN / 4 : diag - p.window_left;
+        hi = right < 0 ? INT64_MAX / 4 : diag + right;
+    }
+};
+
+// The keys some row of a CTA's rows [row_begin, row_begin + rows_here) sees: [begin, end),
+// empty when end <= begin. Used before the key loop only (its tile range and the early exit).
+struct KeyRange {
+    int begin, end;
+
+    __device__ __forceinline__ KeyRange(const FlashAttnFwdParams &p, int row_begin, int rows_here) {
+        const Diagonal d(p);
+        const long long sk = p.seqlen_k;
+        auto key = [sk](long long k) { return static_cast<int>(k < 0 ? 0 : (k > sk ? sk : k)); };
+        begin = key(row_begin + d.lo);
+        end = key(static_cast<long long>(row_begin) + rows_here - 1 + d.hi + 1);
+    }
+    __device__ __forceinline__ bool empty() const { return end <= begin; }
+    // Key tiles [n_block_min, n_block_max) of block_n keys meet [begin, end).
+    __device__ __forceinline__ int n_block_min(int block_n) const { return begin / block_n; }
+    __device__ __forceinline__ int n_block_max(int block_n) const { return (end + block_n - 1) / block_n; }
+};
+
+// The mask of one lane's fragment rows row0 + c, 0 <= c <= kRowSpan (sm80: the warp's m16
+// slices, sm90: rows g and g + 8). Row row0 + c sees the keys k < seqlen_k with
+// first <= k - c <= last. Two values live through the key loop, where the causal-only test kept
+// two as well (row + diag and row_begin + diag); the per-tile test below compares key0-derived
+// values against them so the compiler has no third bound to hoist. Bounds are clamped to
+// [-2^16, seqlen_k - 1]: every comparison stays exact (k - c >= -256) and free of int32 overflow,
+// and `last` below seqlen_k makes the per-tile test one comparison on each side.
+template <int kRowSpan>
+struct RowMask {
+    int first, last;
+
+    __device__ __forceinline__ RowMask(const FlashAttnFwdParams &p, int row0) {
+        const Diagonal d(p);
+        const long long sk = p.seqlen_k;
+        auto key = [sk](long long k) { return static_cast<int>(k < -65536 ? -65536 : (k > sk - 1 ? sk - 1 : k)); };
+        first = key(row0 + d.lo);
+        // k < seqlen_k and k - c <= last  <=>  k < seqlen_k and k - c <= min(last, seqlen_k - 1).
+        last = key(row0 + d.hi);
+    }
+
+    // Whether the key tile [key0, key0 + block_n) holds a key one of this lane's rows must not
+    // see (or one past the sequence end): only then the per-element test runs. Per lane, so a
+    // warp may diverge here, on boundary tiles only; the masked loop has no shuffles.
+    __device__ __forceinline__ bool needs_mask(int key0, int block_n) const {
+        return key0 - kRowSpan < first || key0 + block_n - 1 > last;
+    }
+
+    __device__ __forceinline__ bool visible(const FlashAttnFwdParams &p, int key, int c) const {
+        return key < p.seqlen_k && key - c >= first && key - c <= last;
+    }
+};
+
+// softcap and ALiBi as one per-element map from the raw score q.k to a base-2 logit, so the
+// softmax afterwards runs with exponent factor 1 (exp2(logit - max)) and LSE = max * ln 2 +
+// ln(sum). kOn = false is the plain kernel: nothing here, nothing loaded.
+template <typename Element, bool kOn>
+struct ScoreMod {
+    __device__ __forceinline__ ScoreMod(const FlashAttnFwdParams &, int, int) {}
+    // The softmax's exponent factor and the factor from the row max to LSE's natural units.
+    __device__ __forceinline__ static float exp_factor(const FlashAttnFwdParams &p) {
+        return p.softmax_scale * kLog2e;
+    }
+    __device__ __forceinline__ static float lse_factor(const FlashAttnFwdParams &p) { return p.softmax_scale; }
+};
+
+// tanh for the softcap. bf16 P carries 8 bits, and tanh.approx (one MUFU.TANH, relative error
+// 2^-11) is far inside that: a framework that computes softcap in bf16 rounds its tanh coarser.
+// f16 P carries 11 bits, the same as tanh.approx, so f16 takes 1 - 2 / (1 + 2^(2x log2 e)):
+// ex2 and rcp, absolute error ~2^-21, which is what a logit error of cap * |tanh error| needs.
+template <typename Element>
+__device__ __forceinline__ float softcap_tanh(float x);
+
+template <>
+__device__ __forceinline__ float softcap_tanh<__nv_bfloat16>(float x) {
+    float y;
+    asm("tanh.approx.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+    return y;
+}
+
+template <>
+__device__ __forceinline__ float softcap_tanh<__half>(float x) {
+    // e = +inf for large x gives r = 0 and tanh = 1; e = 0 gives r = 1 and tanh = -1.
+    const float e = sm80::fast_exp2(x * (2.f * kLog2e));
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;\n" : "=f"(r) : "f"(1.f + e));
+    return __fmaf_rn(-2.f, r, 1.f);
+}
+
+template <typename Element>
+struct ScoreMod<Element, true> {
+    float pre;     // score factor inside tanh: scale / softcap (or scale * log2 e without softcap)
+    float post;    // factor on tanh: softcap * log2 e (0: no softcap)
+    float slope;   // -slope[head] * log2 e (0: no ALiBi)
+    int row_diag;  // this lane's first fragment row + diag: the ALiBi distance is key - c - row_diag
+
+    // row0: this lane's first fragment row (as for RowMask).
+    __device__ __forceinline__ ScoreMod(const FlashAttnFwdParams &p, int head, int row0) {
+        const bool cap = p.softcap > 0.f;
+        pre = cap ? p.softmax_scale / p.softcap : p.softmax_scale * kLog2e;
+        post = cap ? p.softcap * kLog2e : 0.f;
+        slope = p.alibi_slopes ? -p.alibi_slopes[head] * kLog2e : 0.f;
+        // row0 + diag lies in (-seqlen_q, seqlen_k + block_m): no int32 overflow.
+        row_diag = row0 + (p.causal_top_left ? 0 : p.seqlen_k - p.seqlen_q);
+    }
+    __device__ __forceinline__ static float exp_factor(const FlashAttnFwdParams &) { return 1.f; }
+    __device__ __forceinline__ static float lse_factor(const FlashAttnFwdParams &) { return kLn2; }
+
+    // The base-2 logit of raw score s at signed distance `dist` = key - row - diag.
+    template <bool kSoftcap, bool kAlibi>
+    __device__ __forceinline__ float logit(float s, float dist) const {
+        const float x = kSoftcap ? post * softcap_tanh<Element>(s * pre) : s * pre;
+        return kAlibi ? __fmaf_rn(fabsf(dist), slope, x) : x;
+    }
+};
+
+// Apply the score modifiers and the mask to one warp's m16 slice of S (kNTiles n8 tiles) for
+// the key tile starting at key0: the slice's rows are this lane's fragment rows from row_off on
+// (row_off: the slice's offset from the lane's first row), t = lane % 4. Masked elements become
+// -inf, which the softmax turns into exact zeros; a row that sees nothing keeps max = -inf and
+// sum = 0.
+template <typename Element, bool kScoreMod, int kNTiles, int kRowSpan>
+__device__ __forceinline__ void apply_score_mask(float (&s)[kNTiles][4], const FlashAttnFwdParams &p,
+                                                 const RowMask<kRowSpan> &mask,
+                                                 const ScoreMod<Element, kScoreMod> &mod, int row_off, int key0,
+                                                 int t, int block_n) {
+    const int col0 = key0 + 2 * t;
+    if constexpr (kScoreMod) {
+        auto modify = [&](auto softcap, auto alibi) {
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                // One conversion per row and tile; the per-element distances add small
+                // constants, exact while |distance| < 2^24 (beyond, the bias is rounded like
+                // any float, on keys whose weight is exp(-slope * 2^24) anyway).
+                const float dist0 = static_cast<float>(col0 - row_off - 8 * r - mod.row_diag);
+#pragma unroll
+                for (int nt = 0; nt < kNTiles; ++nt)
+#pragma unroll
+                    for (int e = 0; e < 2; ++e)
+                        s[nt][2 * r + e] = mod.template logit<decltype(softcap)::value, decltype(alibi)::value>(
+                            s[nt][2 * r + e], dist0 + static_cast<float>(AccFrag::col(nt, e)));
+            }
+        };
+        // Launch-uniform branches: each feature costs only where it is on.
+        using On = std::true_type;
+        using Off = std::false_type;
+        const bool softcap = p.softcap > 0.f, alibi = p.alibi_slopes != nullptr;
+        if (softcap && alibi)
+            modify(On{}, On{});
+        else if (softcap)
+            modify(On{}, Off{});
+        else
+            modify(Off{}, On{});  // ALiBi alone (or, from a C caller, neither: slope 0)
+    }
+    if (mask.needs_mask(key0, block_n)) {
+#pragma unroll
+        for (int nt = 0; nt < kNTiles; ++nt)
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+                if (!mask.visible(p, col0 + AccFrag::col(nt, i), row_off + AccFrag::row(i))) s[nt][i] = -CUDART_INF_F;
+    }
+}
+
+// The normalisation of one finished row: O is multiplied by `inv`, `lse` is its log-sum-exp.
+struct RowFinish {
+    float inv;
+    float lse;
+};
+
+// `max`: the row max in the softmax's units (raw scores, or base-2 logits with kScoreMod);
+// `sum`: the row sum relative to exp2(exponent_offset(max)); exp_factor/lse_factor from
+// ScoreMod. Without a sink (has_sink false) this is the plain kernels' epilogue, bit for bit:
+// a row that saw no key gets O = 0 and LSE = -inf. An attention sink is one more logit (natural
+// units) in the softmax's denominator and nowhere else: total = sum + exp(sink - max), O =
+// acc / total, LSE = ln(exp(LSE_keys) + exp(sink)); a row that saw no key gets O = 0 and LSE =
+// sink exactly. Whichever of the row max and the sink is larger is the reference point, so
+// nothing overflows: a sink far above every score gives O -> 0, LSE -> sink.
+__device__ __forceinline__ RowFinish finish_row(float max, float sum, float exp_factor, float lse_factor,
+                                                bool has_sink, float sink) {
+    if (!has_sink) {
+        // sum == 0 only for a row that saw no key: O = 0, LSE = -inf.
+        const float inv = sum > 0.f ? 1.f / sum : 0.f;
+        return {inv, sum > 0.f ? max * lse_factor + logf(sum) : -CUDART_INF_F};
+    }
+    if (!(sum > 0.f)) return {0.f, sink};
+    const float offset = sm80::exponent_offset(max, exp_factor);  // what `sum` is relative to
+    const float sink2 = sink * kLog2e;
+    if (sink2 <= offset) {
+        const float total = sum + sm80::fast_exp2(sink2 - offset);
+        return {1.f / total, max * lse_factor + logf(total)};
+    }
+    const float f = sm80::fast_exp2(offset - sink2);
+    const float total = __fmaf_rn(sum, f, 1.f);
+    return {f / total, sink + logf(total)};
+}
+
+}  // namespace flashattn
