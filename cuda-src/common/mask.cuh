@@ -88,9 +88,12 @@ struct KeyRange {
 // slices, sm90: rows g and g + 8). Row row0 + c sees the keys k < seqlen_k with
 // first <= k - c <= last. Two values live through the key loop, where the causal-only test kept
 // two as well (row + diag and row_begin + diag); the per-tile test below compares key0-derived
-// values against them so the compiler has no third bound to hoist. Bounds are clamped to
-// [-2^16, seqlen_k - 1]: every comparison stays exact (k - c >= -256) and free of int32 overflow,
-// and `last` below seqlen_k makes the per-tile test one comparison on each side.
+// values against them so the compiler has no third bound to hoist. Both bounds are clamped to
+// at least -2^16 (k - c >= -256, so the comparisons stay exact and free of int32 overflow).
+// `last` is clamped to at most seqlen_k - 1 (k < seqlen_k and k - c <= last  <=>  k < seqlen_k
+// and k - c <= min(last, seqlen_k - 1)), which makes the per-tile test one comparison on each
+// side; `first` to at most seqlen_k, never below it: a row whose first visible key lies past
+// the sequence end (top-left alignment, seqlen_q > seqlen_k) must still see nothing.
 template <int kRowSpan>
 struct RowMask {
     int first, last;
@@ -98,10 +101,9 @@ struct RowMask {
     __device__ __forceinline__ RowMask(const FlashAttnFwdParams &p, int row0) {
         const Diagonal d(p);
         const long long sk = p.seqlen_k;
-        auto key = [sk](long long k) { return static_cast<int>(k < -65536 ? -65536 : (k > sk - 1 ? sk - 1 : k)); };
-        first = key(row0 + d.lo);
-        // k < seqlen_k and k - c <= last  <=>  k < seqlen_k and k - c <= min(last, seqlen_k - 1).
-        last = key(row0 + d.hi);
+        auto clamp = [](long long k, long long hi) { return static_cast<int>(k < -65536 ? -65536 : (k > hi ? hi : k)); };
+        first = clamp(row0 + d.lo, sk);
+        last = clamp(row0 + d.hi, sk - 1);
     }
 
     // Whether the key tile [key0, key0 + block_n) holds a key one of this lane's rows must not
@@ -131,8 +133,8 @@ struct ScoreMod {
 
 // tanh for the softcap. bf16 P carries 8 bits, and tanh.approx (one MUFU.TANH, relative error
 // 2^-11) is far inside that: a framework that computes softcap in bf16 rounds its tanh coarser.
-// f16 P carries 11 bits, the same as tanh.approx, so f16 takes 1 - 2 / (1 + 2^(2x log2 e)):
-// ex2 and rcp, absolute error ~2^-21, which is what a logit error of cap * |tanh error| needs.
+// f16 P carries 11 bits, the same as tanh.approx, so f16 takes 1 - 2 / (1 + 2^(2x log2 e))
+// (ex2 and rcp, relative error ~2^-21 for |x| >= 1/4) and a short series below that.
 template <typename Element>
 __device__ __forceinline__ float softcap_tanh(float x);
 
@@ -149,7 +151,17 @@ __device__ __forceinline__ float softcap_tanh<__half>(float x) {
     const float e = sm80::fast_exp2(x * (2.f * kLog2e));
     float r;
     asm("rcp.approx.ftz.f32 %0, %1;\n" : "=f"(r) : "f"(1.f + e));
-    return __fmaf_rn(-2.f, r, 1.f);
+    const float tanh_exp = __fmaf_rn(-2.f, r, 1.f);
+    // 1 - 2r cancels for small x: its error is absolute (~2^-23), so a large cap (logit = cap *
+    // tanh) would turn it into a logit error of cap * 2^-23 whatever the logit. Below |x| = 1/4
+    // the odd Taylor series to x^9 is exact to 2^-27 relative instead; a select, not a branch,
+    // keeps the warp converged.
+    const float x2 = x * x;
+    float poly = __fmaf_rn(x2, 62.f / 2835.f, -17.f / 315.f);
+    poly = __fmaf_rn(x2, poly, 2.f / 15.f);
+    poly = __fmaf_rn(x2, poly, -1.f / 3.f);
+    const float tanh_series = __fmaf_rn(x * x2, poly, x);
+    return fabsf(x) < 0.25f ? tanh_series : tanh_exp;
 }
 
 template <typename Element>
