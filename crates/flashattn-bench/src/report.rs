@@ -15,9 +15,8 @@ use std::path::{Path, PathBuf};
 /// Version of the report format written and accepted by this crate.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// `tool` value for reports written by the Rust harness.
+/// `tool` of reports written by the Rust harness and by the PyTorch baseline script.
 pub const TOOL_RUST: &str = "flashattn-bench";
-/// `tool` value for reports written by the PyTorch baseline script.
 pub const TOOL_PYTHON: &str = "sdpa_baseline.py";
 
 /// Per-call CUDA events around each call, inputs resident in L2 ("hot").
@@ -38,20 +37,17 @@ pub fn is_ours(implementation: &str) -> bool {
         || (implementation.starts_with("flashattn[") && implementation.ends_with(']'))
 }
 
-/// A whole benchmark run.
+/// A whole benchmark run (field by field in `SCHEMA.md`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
-    /// Format version; always [`SCHEMA_VERSION`] when written by this crate.
     pub schema_version: u32,
-    /// Producer: [`TOOL_RUST`] or [`TOOL_PYTHON`] (merged reports join both
-    /// with `+`).
+    /// [`TOOL_RUST`] or [`TOOL_PYTHON`] (merged reports join both with `+`).
     pub tool: String,
-    /// Creation time, UTC, `YYYY-MM-DDTHH:MM:SSZ`.
+    /// `YYYY-MM-DDTHH:MM:SSZ`.
     pub created_utc: String,
-    /// Git commit of the code measured, if known.
+    /// Git commit of the code measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
-    /// The GPU the numbers come from.
     pub device: Device,
     /// Measured hardware ceilings, used for the `frac_peak_*` fields.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -65,26 +61,33 @@ pub struct Report {
 }
 
 /// The GPU a report was measured on. Everything but the name is optional
-/// because not every producer can query it.
+/// because not every producer can query it; the clocks are what the producer observed during
+/// the run.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Device {
-    /// Marketing name, e.g. `NVIDIA H100 80GB HBM3`.
     pub name: String,
-    /// Compute capability as `major.minor`, e.g. `9.0`.
+    /// `major.minor`, e.g. `9.0`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compute_capability: Option<String>,
-    /// Number of streaming multiprocessors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sm_count: Option<u32>,
-    /// Driver version string.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub driver: Option<String>,
-    /// SM clock in MHz observed by the producer during the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sm_clock_mhz: Option<u32>,
-    /// Memory clock in MHz observed by the producer during the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mem_clock_mhz: Option<u32>,
+}
+
+impl Device {
+    /// A device known by its name only.
+    pub fn named(name: &str) -> Device {
+        let name = name.to_string();
+        Device {
+            name,
+            ..Device::default()
+        }
+    }
 }
 
 /// Measured (not datasheet) hardware ceilings, so that "fraction of peak"
@@ -103,21 +106,15 @@ pub struct Ceilings {
 ///
 /// Tensors are `[batch, heads, seqlen, head_dim]`; `heads_q` must be a
 /// multiple of `heads_kv` (grouped-query attention when they differ).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Shape {
     /// Element type of Q, K, V and O: `"f16"` or `"bf16"`.
     pub dtype: String,
-    /// Batch size.
     pub batch: usize,
-    /// Query heads.
     pub heads_q: usize,
-    /// Key/value heads.
     pub heads_kv: usize,
-    /// Query sequence length.
     pub seqlen_q: usize,
-    /// Key/value sequence length.
     pub seqlen_k: usize,
-    /// Head dimension.
     pub head_dim: usize,
     /// Causal masking, bottom-right aligned: key `j` is visible to query `i`
     /// iff `j <= i + seqlen_k - seqlen_q`.
@@ -194,9 +191,7 @@ impl Shape {
             seqlen_k: seqlen,
             head_dim,
             causal,
-            mods: ScoreMods::default(),
-            decode: false,
-            page_size: None,
+            ..Shape::default()
         }
     }
 
@@ -228,44 +223,25 @@ impl Shape {
     /// Stable, human-readable identity used to match results across reports,
     /// e.g. `f16 B4 H16/16 S512x512 D64 causal` (no suffix when not causal).
     pub fn key(&self) -> String {
-        let mut k = format!(
-            "{} B{} H{}/{} S{}x{} D{}",
-            self.dtype,
-            self.batch,
-            self.heads_q,
-            self.heads_kv,
-            self.seqlen_q,
-            self.seqlen_k,
-            self.head_dim
-        );
-        if self.causal {
-            k.push_str(" causal");
+        let (s, m) = (self, &self.mods);
+        let side = |w: Option<usize>| w.map_or("inf".to_string(), |w| w.to_string());
+        let (left, right) = (m.window_left, m.window_right);
+        let window = format!("window{}/{}", side(left), side(right));
+        let suffixes = [
+            s.causal.then(|| "causal".to_string()),
+            (left.is_some() || right.is_some()).then_some(window),
+            m.softcap.map(|c| format!("softcap{c}")),
+            m.alibi.then(|| "alibi".to_string()),
+            m.sinks.then(|| "sinks".to_string()),
+            s.decode.then(|| "decode".to_string()),
+            s.page_size.map(|ps| format!("page{ps}")),
+        ];
+        let mut key = format!("{} B{} H{}/{}", s.dtype, s.batch, s.heads_q, s.heads_kv);
+        key += &format!(" S{}x{} D{}", s.seqlen_q, s.seqlen_k, s.head_dim);
+        for suffix in suffixes.into_iter().flatten() {
+            key = key + " " + &suffix;
         }
-        let m = &self.mods;
-        if m.window_left.is_some() || m.window_right.is_some() {
-            let side = |w: Option<usize>| w.map_or("inf".to_string(), |w| w.to_string());
-            k.push_str(&format!(
-                " window{}/{}",
-                side(m.window_left),
-                side(m.window_right)
-            ));
-        }
-        if let Some(c) = m.softcap {
-            k.push_str(&format!(" softcap{c}"));
-        }
-        if m.alibi {
-            k.push_str(" alibi");
-        }
-        if m.sinks {
-            k.push_str(" sinks");
-        }
-        if self.decode {
-            k.push_str(" decode");
-        }
-        if let Some(ps) = self.page_size {
-            k.push_str(&format!(" page{ps}"));
-        }
-        k
+        key
     }
 
     /// Number of (query, key) pairs that take part in attention, per batch
@@ -323,14 +299,11 @@ impl Shape {
     /// Minimum DRAM traffic of one call: read Q, K and V once, write O, and
     /// write the f32 log-sum-exp (one per query row and head).
     pub fn min_bytes(&self, elem_bytes: usize) -> f64 {
-        let (b, e) = (self.batch as u64, elem_bytes as u64);
+        let (b, e, d) = (self.batch as u64, elem_bytes as u64, self.head_dim as u64);
         let q_rows = b * self.heads_q as u64 * self.seqlen_q as u64;
         let kv_rows = b * self.heads_kv as u64 * self.seqlen_k as u64;
-        let d = self.head_dim as u64;
-        let q_and_o = 2 * q_rows * d * e;
-        let k_and_v = 2 * kv_rows * d * e;
-        let lse = q_rows * 4;
-        (q_and_o + k_and_v + lse) as f64
+        // Q and O, K and V, and one f32 log-sum-exp a query row.
+        (2 * q_rows * d * e + 2 * kv_rows * d * e + q_rows * 4) as f64
     }
 }
 
@@ -341,11 +314,10 @@ impl fmt::Display for Shape {
 }
 
 /// Measurements of one implementation on one shape in one timing mode.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct BenchResult {
     /// Suite the shape came from (`seed`, `long`, `sweep`, ...).
     pub suite: String,
-    /// Problem size.
     pub shape: Shape,
     /// `flashattn`, `flashattn[cfg-name]`, `sdpa-flash`, `sdpa-cudnn`,
     /// `sdpa-efficient`, ...
@@ -355,19 +327,19 @@ pub struct BenchResult {
     /// Per-call latencies in milliseconds, in measurement order.
     #[serde(default)]
     pub samples_ms: Vec<f64>,
-    /// Statistics of `samples_ms` (derived; see [`BenchResult::finish`]).
+    /// Derived by [`BenchResult::finish`], as are the next four.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<Summary>,
-    /// Throughput at the median latency, TFLOP/s (derived).
+    /// At the median latency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tflops: Option<f64>,
-    /// Effective bandwidth of [`Shape::min_bytes`] at the median, GB/s (derived).
+    /// Effective bandwidth of [`Shape::min_bytes`] at the median.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gbps: Option<f64>,
-    /// `tflops / ceilings.bf16_matmul_tflops` (derived).
+    /// `tflops / ceilings.bf16_matmul_tflops`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frac_peak_flops: Option<f64>,
-    /// `gbps / (1000 * ceilings.copy_tbps)` (derived).
+    /// `gbps / (1000 * ceilings.copy_tbps)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frac_peak_bw: Option<f64>,
     /// Why there are no samples (for example an unsupported shape).
@@ -394,13 +366,7 @@ impl BenchResult {
             implementation: implementation.to_string(),
             mode: mode.to_string(),
             samples_ms,
-            summary: None,
-            tflops: None,
-            gbps: None,
-            frac_peak_flops: None,
-            frac_peak_bw: None,
-            error: None,
-            config: None,
+            ..BenchResult::default()
         }
     }
 
@@ -476,55 +442,41 @@ impl BenchResult {
     }
 }
 
-/// (shape, implementation, mode): what makes two results comparable.
+/// ([`Shape::key`], implementation, mode): what makes two results comparable.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ResultKey {
-    /// [`Shape::key`].
     pub shape_key: String,
-    /// [`BenchResult::implementation`].
     pub implementation: String,
-    /// [`BenchResult::mode`].
     pub mode: String,
 }
 
 impl fmt::Display for ResultKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} | {} | {}",
-            self.shape_key, self.implementation, self.mode
-        )
+        let (s, i, m) = (&self.shape_key, &self.implementation, &self.mode);
+        write!(f, "{s} | {i} | {m}")
     }
 }
 
-/// Failure to read or write a report.
+/// Failure to read or write a report; `path` is `None` for text that did not come from a file.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
-    /// Reading or writing the file failed.
     #[error("{}: {source}", path.display())]
     Io {
-        /// The file concerned.
         path: PathBuf,
-        /// The underlying error.
         source: std::io::Error,
     },
-    /// The text is not valid report JSON.
     #[error("{}invalid report JSON: {source}", located(path))]
     Json {
-        /// The file concerned, if the text came from one.
         path: Option<PathBuf>,
-        /// The underlying error.
         source: serde_json::Error,
     },
-    /// The report declares a schema version this crate does not understand.
+    /// The report declares a schema version this crate does not understand (or none).
     #[error("{}{} (expected {SCHEMA_VERSION})", located(path), match found {
         Some(v) => format!("schema_version {v} is not supported"),
         None => "missing schema_version".to_string(),
     })]
     UnsupportedSchema {
-        /// The file concerned, if the text came from one.
         path: Option<PathBuf>,
-        /// The version found (`None` when the field is missing).
         found: Option<u64>,
     },
 }
@@ -534,6 +486,11 @@ fn located(path: &Option<PathBuf>) -> String {
     path.as_ref()
         .map(|p| format!("{}: ", p.display()))
         .unwrap_or_default()
+}
+
+fn io_error(path: &Path, source: std::io::Error) -> ReportError {
+    let path = path.to_path_buf();
+    ReportError::Io { path, source }
 }
 
 impl Report {
@@ -559,51 +516,36 @@ impl Report {
     }
 
     fn parse(text: &str, path: Option<&Path>) -> Result<Report, ReportError> {
-        let path_buf = || path.map(Path::to_path_buf);
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|source| ReportError::Json {
-                path: path_buf(),
-                source,
-            })?;
-        let found = value
-            .get("schema_version")
-            .and_then(serde_json::Value::as_u64);
-        if found != Some(u64::from(SCHEMA_VERSION)) {
-            return Err(ReportError::UnsupportedSchema {
-                path: path_buf(),
-                found,
-            });
-        }
-        serde_json::from_value(value).map_err(|source| ReportError::Json {
-            path: path_buf(),
+        let path = || path.map(Path::to_path_buf);
+        let json = |source| ReportError::Json {
+            path: path(),
             source,
-        })
+        };
+        let value: serde_json::Value = serde_json::from_str(text).map_err(json)?;
+        let found = value.get("schema_version").and_then(|v| v.as_u64());
+        if found != Some(u64::from(SCHEMA_VERSION)) {
+            let path = path();
+            return Err(ReportError::UnsupportedSchema { path, found });
+        }
+        serde_json::from_value(value).map_err(json)
     }
 
     /// Pretty-printed JSON with a trailing newline.
     pub fn to_json_string(&self) -> String {
-        let mut s = serde_json::to_string_pretty(self).expect("a report always serialises");
-        s.push('\n');
-        s
+        serde_json::to_string_pretty(self).expect("a report always serialises") + "\n"
     }
 
     /// Reads and validates a report file.
     pub fn read(path: impl AsRef<Path>) -> Result<Report, ReportError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| ReportError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(path).map_err(|e| io_error(path, e))?;
         Self::parse(&text, Some(path))
     }
 
     /// Writes the report as pretty JSON.
     pub fn write(&self, path: impl AsRef<Path>) -> Result<(), ReportError> {
         let path = path.as_ref();
-        std::fs::write(path, self.to_json_string()).map_err(|source| ReportError::Io {
-            path: path.to_path_buf(),
-            source,
-        })
+        std::fs::write(path, self.to_json_string()).map_err(|e| io_error(path, e))
     }
 
     /// Runs [`BenchResult::finish`] on every result that has samples but no
