@@ -6,7 +6,7 @@
 //! break CI; only a measured regression does.
 
 use crate::output::Align::{Left, Right};
-use crate::output::{fmt_num, text_table};
+use crate::output::{fmt_num, text_table, unique_in_order};
 use crate::report::{BenchResult, Report, ResultKey};
 use crate::stats::{self, Judgement, Summary, Verdict};
 use std::collections::HashMap;
@@ -37,16 +37,12 @@ impl Default for CompareOptions {
     }
 }
 
-/// A matched pair and its verdict.
+/// A matched pair, the summaries of its old and new samples, and the gate's decision.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ComparedRow {
-    /// What was compared.
     pub key: ResultKey,
-    /// Summary of the old samples.
     pub old: Summary,
-    /// Summary of the new samples.
     pub new: Summary,
-    /// The gate's decision and its evidence.
     pub judgement: Judgement,
 }
 
@@ -55,21 +51,21 @@ pub struct ComparedRow {
 pub struct Comparison {
     /// Matched pairs, in the new report's order.
     pub rows: Vec<ComparedRow>,
-    /// Results present only in the old report.
     pub only_in_old: Vec<ResultKey>,
-    /// Results present only in the new report.
     pub only_in_new: Vec<ResultKey>,
     /// Matched pairs that could not be judged (an error or no samples on a
     /// side), with the reason.
     pub skipped: Vec<(ResultKey, String)>,
 }
 
-fn usable_samples(r: &BenchResult) -> Result<Vec<f64>, String> {
-    match (&r.error, r.usable_samples()) {
-        (Some(e), _) => Err(format!("error: {e}")),
-        (None, v) if v.is_empty() => Err("no samples".to_string()),
-        (None, v) => Ok(v),
+/// The samples of `r` the gate can judge, and their summary.
+fn judgeable(r: &BenchResult) -> Result<(Vec<f64>, Summary), String> {
+    if let Some(e) = &r.error {
+        return Err(format!("error: {e}"));
     }
+    let samples = r.usable_samples();
+    let summary = Summary::try_from_samples(&samples).ok_or("no samples")?;
+    Ok((samples, summary))
 }
 
 /// The results of `report` that `opts` selects, by key (the later of two with one key), and
@@ -97,21 +93,23 @@ pub fn compare_reports(old: &Report, new: &Report, opts: &CompareOptions) -> Com
     let (old_by_key, old_order) = index(old, opts);
     let (new_by_key, new_order) = index(new, opts);
     let mut out = Comparison::default();
-    for key in &new_order {
-        let Some(o) = old_by_key.get(key) else {
-            out.only_in_new.push(key.clone());
+    for key in new_order {
+        let Some(o) = old_by_key.get(&key) else {
+            out.only_in_new.push(key);
             continue;
         };
-        let n = new_by_key[key];
-        match (usable_samples(o), usable_samples(n)) {
-            (Ok(a), Ok(b)) => out.rows.push(ComparedRow {
-                key: key.clone(),
-                old: Summary::from_samples(&a),
-                new: Summary::from_samples(&b),
-                judgement: stats::judge(&a, &b, opts.threshold, opts.alpha, opts.seed),
-            }),
-            (Err(e), _) => out.skipped.push((key.clone(), format!("old {e}"))),
-            (_, Err(e)) => out.skipped.push((key.clone(), format!("new {e}"))),
+        match (judgeable(o), judgeable(new_by_key[&key])) {
+            (Ok((a, old)), Ok((b, new))) => {
+                let judgement = stats::judge(&a, &b, opts.threshold, opts.alpha, opts.seed);
+                out.rows.push(ComparedRow {
+                    key,
+                    old,
+                    new,
+                    judgement,
+                })
+            }
+            (Err(e), _) => out.skipped.push((key, format!("old {e}"))),
+            (_, Err(e)) => out.skipped.push((key, format!("new {e}"))),
         }
     }
     out.only_in_old = old_order
@@ -132,11 +130,7 @@ impl Comparison {
 
     /// Process exit status for the gate: 1 if anything regressed, else 0.
     pub fn exit_code(&self) -> i32 {
-        if self.count(Verdict::Regressed) > 0 {
-            1
-        } else {
-            0
-        }
+        i32::from(self.count(Verdict::Regressed) > 0)
     }
 
     /// One-line tally, e.g. for CI logs.
@@ -168,20 +162,13 @@ impl Comparison {
         ];
         let align = [Left, Left, Right, Right, Right, Right, Right, Left];
         let mut out = String::new();
-        let mut shapes: Vec<&str> = Vec::new();
-        for r in &self.rows {
-            if !shapes.contains(&r.key.shape_key.as_str()) {
-                shapes.push(&r.key.shape_key);
-            }
-        }
-        for shape in shapes {
-            let _ = writeln!(out, "== {shape}");
+        for shape in unique_in_order(self.rows.iter().map(|r| &r.key.shape_key)) {
             let rows: Vec<Vec<String>> = self
                 .rows
                 .iter()
-                .filter(|r| r.key.shape_key == shape)
+                .filter(|r| &r.key.shape_key == shape)
                 .map(|r| {
-                    let j = &r.judgement;
+                    let (j, ci) = (&r.judgement, &r.judgement.ratio_ci);
                     let verdict = match j.verdict {
                         Verdict::Regressed => "REGRESSED".to_string(),
                         v => v.to_string(),
@@ -191,39 +178,26 @@ impl Comparison {
                         r.key.mode.clone(),
                         fmt_num(r.old.p50),
                         fmt_num(r.new.p50),
-                        format!(
-                            "{:.3} [{:.3}, {:.3}]",
-                            j.ratio_ci.ratio, j.ratio_ci.lo, j.ratio_ci.hi
-                        ),
+                        format!("{:.3} [{:.3}, {:.3}]", ci.ratio, ci.lo, ci.hi),
                         format_p(j.mw.p_value),
                         format!("{:+.2} ({})", j.cliffs.delta, j.cliffs.magnitude),
                         verdict,
                     ]
                 })
                 .collect();
-            out.push_str(&text_table(&headers, &rows, &align));
-            out.push('\n');
+            let _ = writeln!(out, "== {shape}\n{}", text_table(&headers, &rows, &align));
         }
-        for (label, keys) in [
-            ("only in old", &self.only_in_old),
-            ("only in new", &self.only_in_new),
-        ] {
-            if !keys.is_empty() {
-                let _ = writeln!(out, "{label} ({}):", keys.len());
-                for k in keys {
-                    let _ = writeln!(out, "  {k}");
-                }
-            }
+        let keys = |keys: &[ResultKey]| keys.iter().map(ToString::to_string).collect();
+        let skipped = self.skipped.iter().map(|(k, why)| format!("{k}: {why}"));
+        let lists: [(&str, Vec<String>); 3] = [
+            ("only in old", keys(&self.only_in_old)),
+            ("only in new", keys(&self.only_in_new)),
+            ("skipped", skipped.collect()),
+        ];
+        for (label, lines) in lists.iter().filter(|(_, lines)| !lines.is_empty()) {
+            let _ = writeln!(out, "{label} ({}):\n  {}", lines.len(), lines.join("\n  "));
         }
-        if !self.skipped.is_empty() {
-            let _ = writeln!(out, "skipped ({}):", self.skipped.len());
-            for (k, why) in &self.skipped {
-                let _ = writeln!(out, "  {k}: {why}");
-            }
-        }
-        out.push_str(&self.summary_line());
-        out.push('\n');
-        out
+        out + &self.summary_line() + "\n"
     }
 }
 
