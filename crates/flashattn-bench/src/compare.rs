@@ -224,52 +224,39 @@ mod tests {
     }
 
     fn report(scale: f64, seed: u64) -> Report {
-        let mut r = Report::new(
-            "flashattn-bench",
-            Device {
-                name: "GPU".into(),
-                ..Default::default()
-            },
-        );
-        for (i, s) in crate::suites::suite("seed")
-            .unwrap()
-            .into_iter()
-            .take(3)
-            .enumerate()
-        {
+        let mut r = Report::new("flashattn-bench", Device::named("GPU"));
+        let shapes = crate::suites::suite("seed").unwrap();
+        for (i, s) in shapes.into_iter().take(3).enumerate() {
             for mode in [MODE_EVENTS, MODE_GRAPH] {
                 let samples = noisy(scale * (1.0 + i as f64), seed + i as u64);
-                r.results.push(BenchResult::new(
-                    "seed",
-                    s.clone(),
-                    "flashattn",
-                    mode,
-                    samples,
-                ));
+                let result = BenchResult::new("seed", s.clone(), "flashattn", mode, samples);
+                r.results.push(result);
             }
         }
         r
     }
 
     #[test]
-    fn identical_reports_are_unchanged() {
-        let a = report(1.0, 1);
-        let c = compare_reports(&a, &a, &CompareOptions::default());
-        assert_eq!(c.rows.len(), 6);
-        assert_eq!(c.count(Verdict::Unchanged), 6);
-        assert_eq!(c.exit_code(), 0);
-    }
-
-    #[test]
-    fn slower_is_regressed_faster_is_improved() {
+    fn verdicts_and_exit_codes() {
         let old = report(1.0, 1);
-        let slow = compare_reports(&old, &report(1.1, 50), &CompareOptions::default());
-        assert_eq!(slow.count(Verdict::Regressed), 6, "{}", slow.render_text());
-        assert_eq!(slow.exit_code(), 1);
-        assert!(slow.render_text().contains("REGRESSED"));
-        let fast = compare_reports(&old, &report(0.9, 50), &CompareOptions::default());
-        assert_eq!(fast.count(Verdict::Improved), 6);
-        assert_eq!(fast.exit_code(), 0);
+        let compare = |new: &Report| compare_reports(&old, new, &CompareOptions::default());
+        for (new, verdict, exit) in [
+            (report(1.0, 1), Verdict::Unchanged, 0),
+            (report(1.1, 50), Verdict::Regressed, 1),
+            (report(0.9, 50), Verdict::Improved, 0),
+        ] {
+            let c = compare(&new);
+            assert_eq!(c.rows.len(), 6);
+            assert_eq!(c.count(verdict), 6, "{}", c.render_text());
+            assert_eq!(c.exit_code(), exit);
+        }
+        assert!(
+            compare(&report(1.1, 50))
+                .render_text()
+                .contains("REGRESSED")
+        );
+        // Deterministic for a seed.
+        assert_eq!(compare(&report(1.02, 9)), compare(&report(1.02, 9)));
     }
 
     #[test]
@@ -277,13 +264,9 @@ mod tests {
         let old = report(1.0, 1);
         let mut new = report(1.1, 50);
         let gone = new.results.remove(0).key();
-        new.results.push(BenchResult::new(
-            "seed",
-            Shape::self_attention("f16", 9, 9, 9, 64, false),
-            "flashattn",
-            MODE_EVENTS,
-            vec![1.0],
-        ));
+        let shape = Shape::self_attention("f16", 9, 9, 9, 64, false);
+        let extra = BenchResult::new("seed", shape, "flashattn", MODE_EVENTS, vec![1.0]);
+        new.results.push(extra);
         new.results[1].error = Some("boom".into());
         let opts = CompareOptions {
             mode: Some(MODE_EVENTS.into()),
@@ -295,22 +278,13 @@ mod tests {
         assert_eq!(c.skipped.len(), 1);
         assert!(c.rows.iter().all(|r| r.key.mode == MODE_EVENTS));
         let text = c.render_text();
-        assert!(
-            text.contains("only in old (1):") && text.contains("new error: boom"),
-            "{text}"
-        );
-        assert!(
-            text.ends_with("; 1 only in old, 1 only in new, 1 skipped\n"),
-            "{text}"
-        );
-    }
-
-    #[test]
-    fn deterministic_for_a_seed() {
-        let old = report(1.0, 1);
-        let new = report(1.02, 9);
-        let a = compare_reports(&old, &new, &CompareOptions::default());
-        let b = compare_reports(&old, &new, &CompareOptions::default());
-        assert_eq!(a, b);
+        for part in [
+            "only in old (1):\n  ",
+            "only in new (1):\n  ",
+            "new error: boom",
+        ] {
+            assert!(text.contains(part), "{text}");
+        }
+        assert!(text.ends_with("; 1 only in old, 1 only in new, 1 skipped\n"));
     }
 }

@@ -526,70 +526,46 @@ fn draw_chart(svg: &mut String, title: &str, series: &Series) -> Result<(), Box<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{BenchResult, Device, Shape};
+    use crate::report::{Device, Shape};
 
     fn result(suite: &str, shape: &Shape, imp: &str, mode: &str, p50: f64) -> BenchResult {
-        let mut r = BenchResult::new(
-            suite,
-            shape.clone(),
-            imp,
-            mode,
-            vec![p50 * 0.99, p50, p50 * 1.01],
-        );
+        let samples = vec![p50 * 0.99, p50, p50 * 1.01];
+        let mut r = BenchResult::new(suite, shape.clone(), imp, mode, samples);
         r.finish(None);
         r
     }
 
     fn report() -> Report {
-        let mut rep = Report::new(
-            "flashattn-bench",
-            Device {
-                name: "GPU".into(),
-                ..Default::default()
-            },
-        );
+        let mut rep = Report::new("flashattn-bench", Device::named("GPU"));
         let a = Shape::self_attention("f16", 1, 8, 512, 64, false);
         let b = Shape::self_attention("f16", 1, 8, 512, 64, true);
-        rep.results
-            .push(result("seed", &a, "sdpa-flash", "events", 2.0));
-        rep.results
-            .push(result("seed", &a, "flashattn", "events", 1.0));
-        rep.results
-            .push(result("seed", &a, "sdpa-cudnn", "events", 1.5));
-        rep.results.push(BenchResult::failed(
+        let failed = BenchResult::failed(
             "seed",
             b.clone(),
             "sdpa-cudnn",
             "events",
             "no kernel | sorry",
-        ));
-        rep.results
-            .push(result("seed", &b, "flashattn", "events", 1.0));
-        rep.results
-            .push(result("seed", &b, "sdpa-flash", "events", 0.8));
-        rep.results
-            .push(result("seed", &a, "flashattn", "graph", 0.9));
+        );
+        rep.results = vec![
+            result("seed", &a, "sdpa-flash", "events", 2.0),
+            result("seed", &a, "flashattn", "events", 1.0),
+            result("seed", &a, "sdpa-cudnn", "events", 1.5),
+            failed,
+            result("seed", &b, "flashattn", "events", 1.0),
+            result("seed", &b, "sdpa-flash", "events", 0.8),
+            result("seed", &a, "flashattn", "graph", 0.9),
+        ];
         for s in [512usize, 1024, 2048, 4096] {
             let sh = Shape::self_attention("bf16", 16384 / s, 16, s, 128, false);
             // An `all` run tags shapes shared with `long` as `long`; the chart
             // must still find them.
             let tag = if s == 2048 { "long" } else { "sweep" };
-            rep.results
-                .push(result(tag, &sh, "flashattn", "graph", s as f64 / 1000.0));
-            rep.results.push(result(
-                "sweep",
-                &sh,
-                "sdpa-flash",
-                "graph",
-                s as f64 / 800.0,
-            ));
-            rep.results.push(result(
-                "sweep",
-                &sh,
-                "sdpa-flash",
-                "events",
-                s as f64 / 700.0,
-            ));
+            let ms = s as f64;
+            rep.results.extend([
+                result(tag, &sh, "flashattn", "graph", ms / 1000.0),
+                result("sweep", &sh, "sdpa-flash", "graph", ms / 800.0),
+                result("sweep", &sh, "sdpa-flash", "events", ms / 700.0),
+            ]);
         }
         rep
     }
@@ -602,15 +578,14 @@ mod tests {
         assert_eq!(events.mode, "events");
         assert_eq!(
             events.implementations,
-            vec!["flashattn", "sdpa-flash", "sdpa-cudnn"]
+            ["flashattn", "sdpa-flash", "sdpa-cudnn"]
         );
-        let row_a = &events.rows[0];
-        assert_eq!(row_a.best_baseline.as_ref().unwrap().0, "sdpa-cudnn");
-        assert!((row_a.speedups["flashattn"] - 1.5).abs() < 1e-12);
-        let row_b = &events.rows[1];
-        assert_eq!(row_b.best_baseline.as_ref().unwrap().0, "sdpa-flash");
-        assert!((row_b.speedups["flashattn"] - 0.8).abs() < 1e-12);
-        assert!(row_b.cells["sdpa-cudnn"].error.is_some());
+        for (row, best, speedup) in [(0, "sdpa-cudnn", 1.5), (1, "sdpa-flash", 0.8)] {
+            let row = &events.rows[row];
+            assert_eq!(row.best_baseline.as_ref().unwrap().0, best);
+            assert!((row.speedups["flashattn"] - speedup).abs() < 1e-12);
+        }
+        assert!(events.rows[1].cells["sdpa-cudnn"].error.is_some());
     }
 
     #[test]
@@ -622,17 +597,22 @@ mod tests {
             let line = line.replace("\\|", "");
             line.split('|').map(|c| c.trim().to_string()).collect()
         };
-        assert!(md.lines().any(|l| cells(l).starts_with(&[
-            "".to_string(),
-            "shape".into(),
-            "flashattn p50".into(),
-            "flashattn p90".into(),
-            "flashattn TFLOP/s".into(),
-            "sdpa-flash p50".into()
-        ])));
-        assert!(md.contains("1.50x"));
-        assert!(md.contains("0.80x"));
-        assert!(md.contains("no kernel \\| sorry"));
+        let p50 = "flashattn p50";
+        let header = [
+            "",
+            "shape",
+            p50,
+            "flashattn p90",
+            "flashattn TFLOP/s",
+            "sdpa-flash p50",
+        ];
+        assert!(
+            md.lines()
+                .any(|l| cells(l).starts_with(&header.map(String::from)))
+        );
+        for text in ["1.50x", "0.80x", "no kernel \\| sorry"] {
+            assert!(md.contains(text), "{text}");
+        }
         // Every table row has as many cells as its header.
         for block in md.split("\n\n").filter(|b| b.starts_with("| shape")) {
             let counts: Vec<usize> = block.lines().map(|l| cells(l).len()).collect();
@@ -648,13 +628,11 @@ mod tests {
         let mut rep = report();
         rep.results[3].error = Some("say \"hi\", twice".into());
         // Shapes whose JSON has extra fields (modifiers, decode, paging) keep the columns.
-        rep.results[1].shape = rep.results[1]
-            .shape
-            .clone()
-            .with_mods(crate::report::ScoreMods {
-                softcap: Some(30),
-                ..Default::default()
-            });
+        let softcap = crate::report::ScoreMods {
+            softcap: Some(30),
+            ..Default::default()
+        };
+        rep.results[1].shape = rep.results[1].shape.clone().with_mods(softcap);
         rep.results[2].shape = Shape::decode("bf16", 8, (32, 8), 4096, 128, Some(64));
         let csv = to_csv(&rep);
         assert_eq!(csv.lines().count(), rep.results.len() + 1);
@@ -684,11 +662,10 @@ mod tests {
             ],
             &[Align::Left, Align::Right],
         );
-        let lines: Vec<&str> = t.lines().collect();
-        assert_eq!(lines[0], "name       ms");
-        assert_eq!(lines[1], "------- -----");
-        assert_eq!(lines[2], "a         1.5");
-        assert_eq!(lines[3], "longer  10.25");
+        assert_eq!(
+            t,
+            "name       ms\n------- -----\na         1.5\nlonger  10.25\n"
+        );
     }
 
     #[test]
@@ -725,13 +702,21 @@ mod tests {
 
     #[test]
     fn number_formatting() {
-        assert_eq!(fmt_num(123.456), "123.5");
-        assert_eq!(fmt_num(12.3456), "12.35");
-        assert_eq!(fmt_num(1.23456), "1.235");
-        assert_eq!(fmt_num(0.123456), "0.1235");
-        assert_eq!(fmt_num(0.0), "0");
-        assert_eq!(fmt_num(f64::NAN), "-");
-        assert_eq!(seqlen_label(512), "512");
-        assert_eq!(seqlen_label(16384), "16K");
+        for (x, want) in [
+            (123.456, "123.5"),
+            (-12.3456, "-12.35"),
+            (1.23456, "1.235"),
+            (0.123456, "0.1235"),
+            (0.00123456, "1.235e-3"),
+            (0.0, "0"),
+            (f64::NAN, "-"),
+            (f64::INFINITY, "-"),
+        ] {
+            assert_eq!(fmt_num(x), want);
+        }
+        assert_eq!(
+            (seqlen_label(512), seqlen_label(16384)),
+            ("512".into(), "16K".into())
+        );
     }
 }

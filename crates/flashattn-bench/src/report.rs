@@ -623,15 +623,11 @@ mod tests {
     use super::*;
 
     fn brute_force_pairs(s: &Shape) -> u64 {
-        let mut n = 0;
-        for i in 0..s.seqlen_q as i64 {
-            for j in 0..s.seqlen_k as i64 {
-                if !s.causal || j <= i + s.seqlen_k as i64 - s.seqlen_q as i64 {
-                    n += 1;
-                }
-            }
-        }
-        n
+        let (sq, sk) = (s.seqlen_q as i64, s.seqlen_k as i64);
+        let pairs = (0..sq).flat_map(|i| (0..sk).map(move |j| (i, j)));
+        pairs
+            .filter(|&(i, j)| !s.causal || j <= i + sk - sq)
+            .count() as u64
     }
 
     #[test]
@@ -643,6 +639,16 @@ mod tests {
         g.seqlen_k = 256;
         assert_eq!(g.key(), "bf16 B1 H32/8 S128x256 D128");
         assert_eq!(g.to_string(), g.key());
+        let mods = ScoreMods {
+            window_right: Some(8),
+            softcap: Some(30),
+            alibi: true,
+            sinks: true,
+            ..ScoreMods::default()
+        };
+        let d = Shape::decode("bf16", 2, (32, 8), 4096, 128, Some(64)).with_mods(mods);
+        let key = "bf16 B2 H32/8 S1x4096 D128 windowinf/8 softcap30 alibi sinks decode page64";
+        assert_eq!(d.key(), key);
     }
 
     #[test]
@@ -662,8 +668,8 @@ mod tests {
     fn flops_known_values() {
         let s = Shape::self_attention("bf16", 2, 16, 8192, 128, false);
         assert_eq!(s.flops(), 4.0 * 2.0 * 16.0 * 8192.0 * 8192.0 * 128.0);
-        let c = Shape::self_attention("bf16", 2, 16, 8192, 128, true);
         // Square causal: S (S + 1) / 2 pairs.
+        let c = Shape::self_attention("bf16", 2, 16, 8192, 128, true);
         assert_eq!(
             c.flops(),
             4.0 * 2.0 * 16.0 * 128.0 * (8192.0 * 8193.0 / 2.0)
@@ -675,9 +681,7 @@ mod tests {
         let mut s = Shape::self_attention("f16", 2, 8, 100, 64, false);
         s.heads_kv = 2;
         s.seqlen_k = 300;
-        let q = 2 * 8 * 100 * 64 * 2;
-        let kv = 2 * 2 * 300 * 64 * 2;
-        let lse = 2 * 8 * 100 * 4;
+        let (q, kv, lse) = (2 * 8 * 100 * 64 * 2, 2 * 2 * 300 * 64 * 2, 2 * 8 * 100 * 4);
         assert_eq!(s.min_bytes(2), (2 * q + 2 * kv + lse) as f64);
         assert_eq!(s.elem_bytes(), Some(2));
         s.dtype = "fp8".into();
@@ -685,34 +689,17 @@ mod tests {
     }
 
     fn sample_report() -> Report {
-        let mut r = Report::new(
-            TOOL_RUST,
-            Device {
-                name: "Test GPU".into(),
-                ..Default::default()
-            },
-        );
+        let mut r = Report::new(TOOL_RUST, Device::named("Test GPU"));
         r.ceilings = Some(Ceilings {
             bf16_matmul_tflops: 800.0,
             copy_tbps: 3.0,
         });
         let shape = Shape::self_attention("bf16", 1, 1, 1024, 64, false);
-        let mut ok = BenchResult::new(
-            "seed",
-            shape.clone(),
-            IMPL_OURS,
-            MODE_EVENTS,
-            vec![2.0, 1.0, 3.0],
-        );
+        let samples = vec![2.0, 1.0, 3.0];
+        let mut ok = BenchResult::new("seed", shape.clone(), IMPL_OURS, MODE_EVENTS, samples);
         ok.finish(r.ceilings.as_ref());
-        r.results.push(ok);
-        r.results.push(BenchResult::failed(
-            "seed",
-            shape,
-            "sdpa-flash",
-            MODE_EVENTS,
-            "unsupported",
-        ));
+        let failed = BenchResult::failed("seed", shape, "sdpa-flash", MODE_EVENTS, "unsupported");
+        r.results.extend([ok, failed]);
         r
     }
 
@@ -760,10 +747,8 @@ mod tests {
         assert!(err.to_string().contains("schema_version 2"), "{err}");
         let err = Report::from_json_str(r#"{"tool":"x"}"#).unwrap_err();
         assert!(err.to_string().contains("missing schema_version"), "{err}");
-        assert!(matches!(
-            Report::from_json_str("nope"),
-            Err(ReportError::Json { .. })
-        ));
+        let err = Report::from_json_str("nope").unwrap_err();
+        assert!(matches!(err, ReportError::Json { path: None, .. }), "{err}");
     }
 
     #[test]
@@ -773,10 +758,14 @@ mod tests {
         let r = sample_report();
         r.write(&path).unwrap();
         assert_eq!(Report::read(&path).unwrap(), r);
-        assert!(matches!(
-            Report::read(dir.path().join("missing.json")),
-            Err(ReportError::Io { .. })
-        ));
+        let missing = Report::read(dir.path().join("missing.json")).unwrap_err();
+        assert!(matches!(missing, ReportError::Io { .. }));
+        std::fs::write(&path, r#"{"schema_version":2}"#).unwrap();
+        let err = Report::read(&path).unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!("{}: schema_version 2", path.display())),
+            "{err}"
+        );
     }
 
     #[test]
@@ -789,13 +778,8 @@ mod tests {
         b.results[0].samples_ms = vec![9.0];
         b.results[0].finish(None);
         let extra = Shape::self_attention("bf16", 1, 1, 2048, 64, true);
-        b.results.push(BenchResult::new(
-            "long",
-            extra,
-            "sdpa-cudnn",
-            MODE_GRAPH,
-            vec![1.0],
-        ));
+        let extra = BenchResult::new("long", extra, "sdpa-cudnn", MODE_GRAPH, vec![1.0]);
+        b.results.push(extra);
         let notes = a.merge(b);
         assert_eq!(a.results.len(), 3);
         assert_eq!(a.results[0].samples_ms, vec![9.0]);
@@ -814,13 +798,9 @@ mod tests {
     fn fill_missing_only_touches_unsummarised() {
         let mut r = sample_report();
         r.results[0].tflops = Some(123.0);
-        r.results.push(BenchResult::new(
-            "seed",
-            Shape::self_attention("f16", 1, 1, 64, 64, false),
-            "x",
-            MODE_EVENTS,
-            vec![1.0, 3.0],
-        ));
+        let shape = Shape::self_attention("f16", 1, 1, 64, 64, false);
+        let unsummarised = BenchResult::new("seed", shape, "x", MODE_EVENTS, vec![1.0, 3.0]);
+        r.results.push(unsummarised);
         r.fill_missing();
         assert_eq!(r.results[0].tflops, Some(123.0));
         assert_eq!(r.results[2].summary.unwrap().p50, 2.0);
@@ -851,21 +831,11 @@ mod tests {
             bf16_matmul_tflops: 794.3,
             copy_tbps: 2.989,
         }));
-        let near = |a: Option<f64>, b: Option<f64>| {
-            (a.unwrap() - b.unwrap()).abs() <= 5e-4 * b.unwrap().abs().max(1e-3)
-        };
-        assert!(near(example.tflops, mine.tflops), "{:?}", mine.tflops);
-        assert!(near(example.gbps, mine.gbps), "{:?}", mine.gbps);
-        assert!(
-            near(example.frac_peak_flops, mine.frac_peak_flops),
-            "{:?}",
-            mine.frac_peak_flops
-        );
-        assert!(
-            near(example.frac_peak_bw, mine.frac_peak_bw),
-            "{:?}",
-            mine.frac_peak_bw
-        );
+        let derived = |r: &BenchResult| [r.tflops, r.gbps, r.frac_peak_flops, r.frac_peak_bw];
+        for (shown, computed) in derived(&example).into_iter().zip(derived(&mine)) {
+            let (a, b) = (shown.unwrap(), computed.unwrap());
+            assert!((a - b).abs() <= 5e-4 * b.abs().max(1e-3), "{a} vs {b}");
+        }
         let (e, m) = (example.summary.unwrap(), mine.summary.unwrap());
         assert_eq!((e.n, e.p50, e.min, e.max), (m.n, m.p50, m.min, m.max));
         assert!((e.p90 - m.p90).abs() < 1e-12 && (e.stdev - m.stdev).abs() < 1e-12);
@@ -873,9 +843,7 @@ mod tests {
 
     #[test]
     fn ours_vs_baselines() {
-        assert!(is_ours("flashattn"));
-        assert!(is_ours("flashattn[bm128-bn64]"));
-        assert!(!is_ours("flashattn-ref"));
-        assert!(!is_ours("sdpa-flash"));
+        assert!(is_ours("flashattn") && is_ours("flashattn[bm128-bn64]"));
+        assert!(!is_ours("flashattn-ref") && !is_ours("sdpa-flash"));
     }
 }
