@@ -13,9 +13,3 @@ pub mod output;
 pub mod report;
 pub mod stats;
 pub mod suites;
-
-pub use compare::{CompareOptions, Comparison, compare_reports};
-pub use report::{
-    BenchResult, Ceilings, Device, Report, ReportError, ResultKey, SCHEMA_VERSION, Shape,
-};
-pub use stats::{Judgement, Summary, Verdict, judge};

@@ -112,16 +112,12 @@ pub fn markdown_table(headers: &[String], rows: &[Vec<String>], align: &[Align])
     // comfy-table pads cells but leaves the rule plain; a rule cell ending in ':' is what makes
     // a renderer right-align the column.
     if let Some(rule) = lines.get_mut(1) {
-        let cells: Vec<String> = rule
-            .split('|')
-            .enumerate()
-            .map(
-                |(i, cell)| match i.checked_sub(1).and_then(|c| align.get(c)) {
-                    Some(Align::Right) if !cell.is_empty() => format!("{}:", &cell[1..]),
-                    _ => cell.to_string(),
-                },
-            )
-            .collect();
+        let mut cells: Vec<String> = rule.split('|').map(String::from).collect();
+        for (cell, a) in cells.iter_mut().skip(1).zip(align) {
+            if matches!(a, Align::Right) && cell.pop().is_some() {
+                cell.push(':');
+            }
+        }
         *rule = cells.join("|");
     }
     lines.join("\n") + "\n"

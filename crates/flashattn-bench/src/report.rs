@@ -244,38 +244,28 @@ impl Shape {
         key
     }
 
-    /// Number of (query, key) pairs that take part in attention, per batch
-    /// element and head: `Sq * Sk` without masking; with the bottom-right
-    /// causal mask, exactly the pairs with `j <= i + Sk - Sq`; with a window,
-    /// the pairs inside it (useful work: masked tiles are not counted).
+    /// Number of (query, key) pairs that take part in attention, per batch element and head:
+    /// `Sq * Sk` without masking; with the bottom-right causal mask, exactly the pairs with
+    /// `j <= i + Sk - Sq`; with a window, the pairs inside it (useful work: masked tiles are not
+    /// counted).
     pub fn allowed_pairs(&self) -> u64 {
-        let (sq, sk) = (self.seqlen_q as u64, self.seqlen_k as u64);
-        let (left, right) = (self.mods.window_left, self.mods.window_right);
-        if left.is_some() || right.is_some() {
-            // Row i sees keys i + diag - left ..= i + diag + right (right = 0 when causal),
-            // clipped to the sequence: one row at a time, as windows break the closed form.
-            let diag = sk as i64 - sq as i64;
-            let right = if self.causal { Some(0) } else { right };
-            return (0..sq as i64)
-                .map(|i| {
-                    let lo = left.map_or(0, |l| (i + diag - l as i64).max(0));
-                    let hi =
-                        right.map_or(sk as i64 - 1, |r| (i + diag + r as i64).min(sk as i64 - 1));
-                    (hi - lo + 1).max(0) as u64
-                })
-                .sum();
-        }
-        if !self.causal {
-            return sq * sk;
-        }
-        // Row i sees min(Sk, max(0, i + Sk - Sq + 1)) keys. That count grows
-        // by one per row and first reaches Sk at the last row, so the visible
-        // counts are the consecutive integers lo..=Sk, one per non-empty row.
-        if sk == 0 || sq == 0 {
-            return 0;
-        }
-        let lo = if sk >= sq { sk - sq + 1 } else { 1 };
-        (lo + sk) * (sk - lo + 1) / 2
+        let (sq, sk) = (self.seqlen_q as i64, self.seqlen_k as i64);
+        let diag = sk - sq;
+        let left = self.mods.window_left;
+        let right = if self.causal {
+            Some(0)
+        } else {
+            self.mods.window_right
+        };
+        // Row i sees keys i + diag - left ..= i + diag + right, clipped to the sequence: one row
+        // at a time, as windows break the closed form (and rows are few: one add each).
+        (0..sq)
+            .map(|i| {
+                let lo = left.map_or(0, |l| (i + diag - l as i64).max(0));
+                let hi = right.map_or(sk - 1, |r| (i + diag + r as i64).min(sk - 1));
+                (hi - lo + 1).max(0) as u64
+            })
+            .sum()
     }
 
     /// Floating-point operations of the forward pass: two matmuls (`QK^T` and

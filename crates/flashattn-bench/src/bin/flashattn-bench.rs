@@ -8,12 +8,11 @@ use std::process::Command;
 use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use flashattn::{DispatchRow, KernelChoice};
-use flashattn_bench::SCHEMA_VERSION;
 use flashattn_bench::gpu::{Gpu, Protocol, configs_for, dtype_of, params_of};
 use flashattn_bench::output::Align::{Left, Right};
 use flashattn_bench::output::{side_by_side, text_table, to_csv, to_markdown};
 use flashattn_bench::report::{
-    BenchResult, MODE_COLD, MODE_EVENTS, MODE_GRAPH, Report, Shape, TOOL_RUST,
+    BenchResult, MODE_COLD, MODE_EVENTS, MODE_GRAPH, Report, SCHEMA_VERSION, Shape, TOOL_RUST,
 };
 use flashattn_bench::suites::{SuiteFile, SuiteShape, parse_suite_name, suites_entries};
 
