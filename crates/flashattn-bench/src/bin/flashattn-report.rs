@@ -269,19 +269,12 @@ mod tests {
     /// samples keep the debug-build bootstrap quick.
     fn synthetic(scale: f64, seed: u64) -> Report {
         let mut rng = StdRng::seed_from_u64(seed);
-        let mut r = Report::new(
-            "flashattn-bench",
-            Device {
-                name: "Test GPU".into(),
-                ..Default::default()
-            },
-        );
+        let mut r = Report::new("flashattn-bench", Device::named("Test GPU"));
         for s in suites::suite("seed").unwrap() {
             let base = 0.05 * s.batch as f64 * s.heads_q as f64 / 8.0;
             for mode in [MODE_EVENTS, MODE_GRAPH] {
-                let samples = (0..40)
-                    .map(|_| scale * base * (1.0 + 0.04 * (rng.random::<f64>() - 0.5)))
-                    .collect();
+                let mut noise = || 1.0 + 0.04 * (rng.random::<f64>() - 0.5);
+                let samples = (0..40).map(|_| scale * base * noise()).collect();
                 let mut res = BenchResult::new("seed", s.clone(), "flashattn", mode, samples);
                 res.finish(None);
                 r.results.push(res);
@@ -294,91 +287,76 @@ mod tests {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let code = run(&args, &mut out, &mut err);
-        (
-            code,
-            String::from_utf8(out).unwrap(),
-            String::from_utf8(err).unwrap(),
-        )
+        let text = |bytes| String::from_utf8(bytes).unwrap();
+        (code, text(out), text(err))
     }
 
     #[test]
-    fn compare_identical_is_unchanged_exit_0() {
+    fn compare_gates_on_regressions() {
         let dir = tempfile::tempdir().unwrap();
-        let a = path(&dir, "a.json");
-        synthetic(1.0, 1).write(&a).unwrap();
-        let (code, out, _) = run_capture(&["compare", &a, &a]);
-        assert_eq!(code, 0, "{out}");
-        assert!(
-            out.contains("20 compared: 0 regressed, 0 improved, 20 unchanged"),
-            "{out}"
-        );
-    }
-
-    #[test]
-    fn compare_slower_is_regressed_exit_1() {
-        let dir = tempfile::tempdir().unwrap();
-        let (a, b) = (path(&dir, "a.json"), path(&dir, "b.json"));
+        let paths = ["a", "b", "c", "d"].map(|n| path(&dir, &format!("{n}.json")));
+        let [a, b, c, d] = paths.each_ref().map(String::as_str);
         synthetic(1.0, 1).write(&a).unwrap();
         synthetic(1.1, 2).write(&b).unwrap();
-        let (code, out, _) = run_capture(&["compare", &a, &b]);
-        assert_eq!(code, 1, "{out}");
-        assert!(out.contains("20 regressed"), "{out}");
-        let (code, out, _) = run_capture(&["compare", &a, &b, "--mode", "graph", "--seed=7"]);
-        assert_eq!(code, 1);
-        assert!(out.contains("10 compared: 10 regressed"), "{out}");
-        // A threshold above the change silences the gate.
-        let (code, _, _) = run_capture(&["compare", &a, &b, "--threshold", "0.2"]);
-        assert_eq!(code, 0);
-    }
-
-    #[test]
-    fn compare_faster_is_improved_exit_0() {
-        let dir = tempfile::tempdir().unwrap();
-        let (a, b) = (path(&dir, "a.json"), path(&dir, "b.json"));
-        synthetic(1.0, 1).write(&a).unwrap();
-        synthetic(0.9, 3).write(&b).unwrap();
-        let (code, out, _) = run_capture(&["compare", &a, &b]);
-        assert_eq!(code, 0);
-        assert!(out.contains("0 regressed, 20 improved"), "{out}");
-    }
-
-    #[test]
-    fn compare_reports_missing_counterparts() {
-        let dir = tempfile::tempdir().unwrap();
-        let (a, b) = (path(&dir, "a.json"), path(&dir, "b.json"));
-        synthetic(1.0, 1).write(&a).unwrap();
-        let mut new = synthetic(1.0, 4);
-        new.results.truncate(15);
-        new.write(&b).unwrap();
-        let (code, out, _) = run_capture(&["compare", &a, &b]);
-        assert_eq!(code, 0);
-        assert!(out.contains("only in old (5):"), "{out}");
+        synthetic(0.9, 3).write(&c).unwrap();
+        let mut partial = synthetic(1.0, 4);
+        partial.results.truncate(15);
+        partial.write(&d).unwrap();
+        for (args, code, text) in [
+            (
+                vec![a, a],
+                0,
+                "20 compared: 0 regressed, 0 improved, 20 unchanged",
+            ),
+            (vec![a, b], 1, "20 compared: 20 regressed"),
+            (
+                vec![a, b, "--mode", "graph", "--seed=7"],
+                1,
+                "10 compared: 10 regressed",
+            ),
+            // A threshold above the change silences the gate.
+            (
+                vec![a, b, "--threshold", "0.2"],
+                0,
+                "20 compared: 0 regressed",
+            ),
+            (vec![a, c], 0, "0 regressed, 20 improved"),
+            (vec![a, d], 0, "only in old (5):"),
+        ] {
+            let args: Vec<&str> = std::iter::once("compare").chain(args).collect();
+            let (got, out, _) = run_capture(&args);
+            assert_eq!(got, code, "{args:?}: {out}");
+            assert!(out.contains(text), "{args:?}: {out}");
+        }
     }
 
     #[test]
     fn usage_errors_exit_2() {
-        assert_eq!(run_capture(&[]).0, EXIT_USAGE);
-        assert_eq!(run_capture(&["frobnicate"]).0, EXIT_USAGE);
-        let (code, _, err) = run_capture(&["compare", "only-one.json"]);
-        assert_eq!(code, EXIT_USAGE);
-        assert!(
-            err.contains("required arguments were not provided"),
-            "{err}"
-        );
-        assert!(err.contains("<NEW>") && err.contains("Usage:"), "{err}");
-        let (code, _, err) = run_capture(&["compare", "a", "b", "--bogus"]);
-        assert_eq!(code, EXIT_USAGE);
-        assert!(err.contains("unexpected argument '--bogus'"), "{err}");
-        let (code, _, err) = run_capture(&["compare", "a", "b", "--alpha", "1.5"]);
-        assert_eq!(code, EXIT_USAGE);
-        assert!(err.contains("'1.5'") && err.contains("--alpha"), "{err}");
-        let (code, _, err) = run_capture(&["compare", "a", "b", "--mode", "grpah"]);
-        assert_eq!(code, EXIT_USAGE);
-        assert!(err.contains("'grpah'"), "{err}");
-        let (code, _, err) =
-            run_capture(&["compare", "/nonexistent/a.json", "/nonexistent/b.json"]);
-        assert_eq!(code, EXIT_USAGE);
-        assert!(err.contains("/nonexistent/a.json"), "{err}");
+        let nonexistent = ["compare", "/nonexistent/a.json", "/nonexistent/b.json"];
+        for (args, message) in [
+            (&[][..], "Usage:"),
+            (&["frobnicate"], "unrecognized subcommand 'frobnicate'"),
+            (
+                &["compare", "only-one.json"],
+                "required arguments were not provided",
+            ),
+            (&["compare", "only-one.json"], "<NEW>"),
+            (
+                &["compare", "a", "b", "--bogus"],
+                "unexpected argument '--bogus'",
+            ),
+            (
+                &["compare", "a", "b", "--alpha", "1.5"],
+                "'1.5' for '--alpha",
+            ),
+            (&["compare", "a", "b", "--mode", "grpah"], "'grpah'"),
+            (&nonexistent, "/nonexistent/a.json"),
+            (&["suites", "--suite", "nope"], "'nope'"),
+        ] {
+            let (code, _, err) = run_capture(args);
+            assert_eq!(code, EXIT_USAGE, "{args:?}");
+            assert!(err.contains(message), "{args:?}: {err}");
+        }
         let (code, help, _) = run_capture(&["--help"]);
         assert_eq!(code, 0);
         assert!(
@@ -396,11 +374,8 @@ mod tests {
     #[test]
     fn table_merge_chart_and_suites() {
         let dir = tempfile::tempdir().unwrap();
-        let (a, b, m) = (
-            path(&dir, "a.json"),
-            path(&dir, "b.json"),
-            path(&dir, "m.json"),
-        );
+        let [a, b, m, md, csv, svg] =
+            ["a.json", "b.json", "m.json", "t.md", "t.csv", "c.svg"].map(|n| path(&dir, n));
         synthetic(1.0, 1).write(&a).unwrap();
         let mut base = synthetic(1.2, 5);
         base.tool = "sdpa_baseline.py".into();
@@ -417,43 +392,28 @@ mod tests {
 
         let (code, out, _) = run_capture(&["table", &m]);
         assert_eq!(code, 0);
-        assert!(out.contains("speedup flashattn"), "{out}");
-        assert!(out.contains("1.20x"), "{out}");
-        let (md, csv) = (path(&dir, "t.md"), path(&dir, "t.csv"));
-        let (code, out, _) = run_capture(&["table", &m, "--markdown", &md, "--csv", &csv]);
-        assert_eq!(code, 0);
-        assert!(out.is_empty());
         assert!(
-            std::fs::read_to_string(&md)
-                .unwrap()
-                .starts_with("# Attention")
+            out.contains("speedup flashattn") && out.contains("1.20x"),
+            "{out}"
         );
-        assert_eq!(std::fs::read_to_string(&csv).unwrap().lines().count(), 41);
+        let (code, out, _) = run_capture(&["table", &m, "--markdown", &md, "--csv", &csv]);
+        assert_eq!((code, out.as_str()), (0, ""));
+        let read = |path| std::fs::read_to_string(path).unwrap();
+        assert!(read(&md).starts_with("# Attention"));
+        assert_eq!(read(&csv).lines().count(), 41);
 
         // The seed suite has no sweep results: a clear error, exit 2.
-        let svg = path(&dir, "c.svg");
-        let (code, _, err) = run_capture(&["chart", &m, "--head-dim", "64", "--out", &svg]);
+        let chart = ["chart", &m, "--head-dim", "64", "--out", &svg];
+        let (code, _, err) = run_capture(&chart);
         assert_eq!(code, EXIT_USAGE);
         assert!(err.contains("no results to chart"), "{err}");
-        let (code, _, err) = run_capture(&[
-            "chart",
-            &m,
-            "--head-dim",
-            "64",
-            "--out",
-            &svg,
-            "--suite",
-            "any",
-        ]);
+        let (code, _, err) = run_capture(&[&chart[..], &["--suite", "any"]].concat());
         assert_eq!(code, 0, "{err}");
-        assert!(std::fs::read_to_string(&svg).unwrap().contains("<polyline"));
+        assert!(read(&svg).contains("<polyline"));
 
         let (code, out, _) = run_capture(&["suites", "--suite", "seed"]);
-        assert_eq!(code, 0);
-        assert_eq!(out.lines().count(), 10);
+        assert_eq!((code, out.lines().count()), (0, 10));
         let (code, out, _) = run_capture(&["suites", "--json"]);
-        assert_eq!(code, 0);
-        assert_eq!(out, suites::suites_json("all").unwrap());
-        assert_eq!(run_capture(&["suites", "--suite", "nope"]).0, EXIT_USAGE);
+        assert_eq!((code, out), (0, suites::suites_json("all").unwrap()));
     }
 }
