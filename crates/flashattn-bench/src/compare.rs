@@ -7,34 +7,44 @@
 
 use crate::output::Align::{Left, Right};
 use crate::output::{fmt_num, text_table, unique_in_order};
-use crate::report::{BenchResult, Report, ResultKey};
+use crate::report::{BenchResult, MODE_COLD, MODE_EVENTS, MODE_GRAPH, Report, ResultKey};
 use crate::stats::{self, Judgement, Summary, Verdict};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-/// Knobs of [`compare_reports`].
-#[derive(Debug, Clone, PartialEq)]
+/// Knobs of [`compare_reports`], and the options of `flashattn-report compare` (whose help
+/// the field docs are); the defaults are the command line's.
+#[derive(Debug, Clone, PartialEq, clap::Parser)]
 pub struct CompareOptions {
-    /// Relative change below which nothing is flagged (see [`stats::judge`]).
+    /// Relative change of the median below which nothing is flagged.
+    #[arg(long, default_value_t = stats::DEFAULT_THRESHOLD, value_parser = at_least_zero)]
     pub threshold: f64,
-    /// Significance level of the Mann-Whitney test.
+    /// Significance level of the Mann-Whitney test, in (0, 1).
+    #[arg(long, default_value_t = stats::DEFAULT_ALPHA, value_parser = probability)]
     pub alpha: f64,
-    /// Bootstrap seed; the same seed is used for every pair so that the
-    /// outcome does not depend on result order.
+    /// Bootstrap seed.
+    // One seed for every pair, so that the outcome does not depend on result order.
+    #[arg(long, default_value_t = 0x5eed)]
     pub seed: u64,
-    /// Only compare results of this timing mode.
+    /// Only compare results of this timing mode [default: every mode].
+    #[arg(long, value_parser = [MODE_EVENTS, MODE_COLD, MODE_GRAPH])]
     pub mode: Option<String>,
 }
 
 impl Default for CompareOptions {
     fn default() -> Self {
-        CompareOptions {
-            threshold: stats::DEFAULT_THRESHOLD,
-            alpha: stats::DEFAULT_ALPHA,
-            seed: 0x5eed,
-            mode: None,
-        }
+        clap::Parser::parse_from(["defaults"])
     }
+}
+
+fn at_least_zero(text: &str) -> Result<f64, String> {
+    let x = text.parse().ok().filter(|x: &f64| *x >= 0.0);
+    x.ok_or_else(|| "must be a number >= 0".into())
+}
+
+fn probability(text: &str) -> Result<f64, String> {
+    let x = text.parse().ok().filter(|x: &f64| *x > 0.0 && *x < 1.0);
+    x.ok_or_else(|| "must be a number in (0, 1)".into())
 }
 
 /// A matched pair, the summaries of its old and new samples, and the gate's decision.

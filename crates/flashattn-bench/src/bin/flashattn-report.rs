@@ -9,7 +9,6 @@ use clap::{Args, Parser};
 use flashattn_bench::compare::{CompareOptions, compare_reports};
 use flashattn_bench::output::{self, ChartOptions};
 use flashattn_bench::report::{MODE_COLD, MODE_EVENTS, MODE_GRAPH, Report};
-use flashattn_bench::stats::{DEFAULT_ALPHA, DEFAULT_THRESHOLD};
 use flashattn_bench::suites;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -45,18 +44,8 @@ struct Compare {
     old: PathBuf,
     /// The report under test.
     new: PathBuf,
-    /// Relative change of the median below which nothing is flagged.
-    #[arg(long, default_value_t = DEFAULT_THRESHOLD, value_parser = at_least_zero)]
-    threshold: f64,
-    /// Significance level of the Mann-Whitney test, in (0, 1).
-    #[arg(long, default_value_t = DEFAULT_ALPHA, value_parser = probability)]
-    alpha: f64,
-    /// Bootstrap seed.
-    #[arg(long, default_value_t = CompareOptions::default().seed)]
-    seed: u64,
-    /// Only compare results of this timing mode [default: every mode].
-    #[arg(long, value_parser = [MODE_EVENTS, MODE_COLD, MODE_GRAPH])]
-    mode: Option<String>,
+    #[command(flatten)]
+    opts: CompareOptions,
 }
 
 #[derive(Args)]
@@ -109,20 +98,6 @@ struct Suites {
     json: bool,
 }
 
-fn at_least_zero(text: &str) -> Result<f64, String> {
-    text.parse()
-        .ok()
-        .filter(|x: &f64| *x >= 0.0)
-        .ok_or_else(|| "must be a number >= 0".into())
-}
-
-fn probability(text: &str) -> Result<f64, String> {
-    text.parse()
-        .ok()
-        .filter(|x: &f64| *x > 0.0 && *x < 1.0)
-        .ok_or_else(|| "must be a number in (0, 1)".into())
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let code = run(&args, &mut std::io::stdout(), &mut std::io::stderr());
@@ -132,32 +107,19 @@ fn main() {
 /// Runs one command line (without the program name) and returns the exit
 /// status; output goes to the given writers so tests can capture it.
 fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let cli = match Cli::try_parse_from(
-        std::iter::once("flashattn-report").chain(args.iter().map(String::as_str)),
-    ) {
-        Ok(cli) => cli,
+    let argv = std::iter::once("flashattn-report").chain(args.iter().map(String::as_str));
+    match Cli::try_parse_from(argv) {
+        Ok(cli) => execute(cli, out, err).unwrap_or_else(|msg| {
+            let _ = writeln!(err, "flashattn-report: {msg}");
+            EXIT_USAGE
+        }),
         Err(e) => {
             // --help goes to stdout with status 0; mistakes to stderr with status 2.
-            let text = e.render().to_string();
-            let _ = if e.use_stderr() {
-                writeln!(err, "{}", text.trim_end())
-            } else {
-                writeln!(out, "{}", text.trim_end())
-            };
-            return e.exit_code();
+            let stream: &mut dyn Write = if e.use_stderr() { err } else { out };
+            let _ = writeln!(stream, "{}", e.render().to_string().trim_end());
+            e.exit_code()
         }
-    };
-    let result = match cli {
-        Cli::Compare(c) => c.run(out, err),
-        Cli::Table(t) => t.run(out),
-        Cli::Chart(c) => c.run(out),
-        Cli::Merge(m) => m.run(out, err),
-        Cli::Suites(s) => s.run(out),
-    };
-    result.unwrap_or_else(|msg| {
-        let _ = writeln!(err, "flashattn-report: {msg}");
-        EXIT_USAGE
-    })
+    }
 }
 
 fn read_report(path: &Path) -> Result<Report, String> {
@@ -170,87 +132,69 @@ fn write_file(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-impl Compare {
-    fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, String> {
-        let (old, new) = (read_report(&self.old)?, read_report(&self.new)?);
-        if old.device.name != new.device.name {
-            let (a, b) = (&old.device.name, &new.device.name);
-            let _ = writeln!(err, "warning: comparing different devices: '{a}' vs '{b}'");
-        }
-        let opts = CompareOptions {
-            threshold: self.threshold,
-            alpha: self.alpha,
-            seed: self.seed,
-            mode: self.mode,
-        };
-        let c = compare_reports(&old, &new, &opts);
-        write!(out, "{}", c.render_text()).map_err(|e| e.to_string())?;
-        Ok(c.exit_code())
-    }
-}
-
-impl Table {
-    fn run(self, out: &mut dyn Write) -> Result<i32, String> {
-        let report = read_report(&self.report)?;
-        let md = output::to_markdown(&report);
-        if let Some(path) = &self.markdown {
-            write_file(path, &md)?;
-        }
-        if let Some(path) = &self.csv {
-            write_file(path, &output::to_csv(&report))?;
-        }
-        if self.markdown.is_none() && self.csv.is_none() {
-            write!(out, "{md}").map_err(|e| e.to_string())?;
-        }
-        Ok(0)
-    }
-}
-
-impl Chart {
-    fn run(self, out: &mut dyn Write) -> Result<i32, String> {
-        let opts = ChartOptions {
-            mode: self.mode,
-            suite: (self.suite != "any").then_some(self.suite),
-            ..ChartOptions::new(self.head_dim)
-        };
-        let svg = output::svg_chart(&read_report(&self.report)?, &opts)?;
-        write_file(&self.out, &svg)?;
-        let _ = writeln!(out, "wrote {}", self.out.display());
-        Ok(0)
-    }
-}
-
-impl Merge {
-    fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, String> {
-        // Not fill_missing: merging must not invent fields the producers left out.
-        let read = |path: &PathBuf| Report::read(path).map_err(|e| e.to_string());
-        let mut merged = read(&self.reports[0])?;
-        for path in &self.reports[1..] {
-            for note in merged.merge(read(path)?) {
-                let _ = writeln!(err, "note ({}): {note}", path.display());
+/// Runs a parsed command: its exit status, or the message of a usage or I/O error.
+fn execute(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, String> {
+    let mut print = |text: &str| write!(out, "{text}").map_err(|e| e.to_string());
+    match cli {
+        Cli::Compare(c) => {
+            let (old, new) = (read_report(&c.old)?, read_report(&c.new)?);
+            if old.device.name != new.device.name {
+                let (a, b) = (&old.device.name, &new.device.name);
+                let _ = writeln!(err, "warning: comparing different devices: '{a}' vs '{b}'");
             }
+            let comparison = compare_reports(&old, &new, &c.opts);
+            print(&comparison.render_text())?;
+            Ok(comparison.exit_code())
         }
-        merged.write(&self.out).map_err(|e| e.to_string())?;
-        let (path, n) = (self.out.display(), merged.results.len());
-        let _ = writeln!(out, "wrote {path} ({n} results)");
-        Ok(0)
-    }
-}
-
-impl Suites {
-    fn run(self, out: &mut dyn Write) -> Result<i32, String> {
-        // The parser admits only known names.
-        let text = if self.json {
-            suites::suites_json(&self.suite).unwrap_or_default()
-        } else {
-            let entries = suites::suite_entries(&self.suite).unwrap_or_default();
-            let lines = entries
-                .iter()
-                .map(|e| format!("{:<6} {}\n", e.suite, e.shape.key()));
-            lines.collect()
-        };
-        write!(out, "{text}").map_err(|e| e.to_string())?;
-        Ok(0)
+        Cli::Table(t) => {
+            let report = read_report(&t.report)?;
+            let md = output::to_markdown(&report);
+            if let Some(path) = &t.markdown {
+                write_file(path, &md)?;
+            }
+            if let Some(path) = &t.csv {
+                write_file(path, &output::to_csv(&report))?;
+            }
+            if t.markdown.is_none() && t.csv.is_none() {
+                print(&md)?;
+            }
+            Ok(0)
+        }
+        Cli::Chart(c) => {
+            let opts = ChartOptions {
+                mode: c.mode,
+                suite: (c.suite != "any").then_some(c.suite),
+                ..ChartOptions::new(c.head_dim)
+            };
+            write_file(&c.out, &output::svg_chart(&read_report(&c.report)?, &opts)?)?;
+            print(&format!("wrote {}\n", c.out.display()))?;
+            Ok(0)
+        }
+        Cli::Merge(m) => {
+            // Not fill_missing: merging must not invent fields the producers left out.
+            let read = |path: &PathBuf| Report::read(path).map_err(|e| e.to_string());
+            let mut merged = read(&m.reports[0])?;
+            for path in &m.reports[1..] {
+                for note in merged.merge(read(path)?) {
+                    let _ = writeln!(err, "note ({}): {note}", path.display());
+                }
+            }
+            merged.write(&m.out).map_err(|e| e.to_string())?;
+            let (path, n) = (m.out.display(), merged.results.len());
+            print(&format!("wrote {path} ({n} results)\n"))?;
+            Ok(0)
+        }
+        Cli::Suites(s) if s.json => {
+            // The parser admits only known names.
+            print(&suites::suites_json(&s.suite).unwrap_or_default())?;
+            Ok(0)
+        }
+        Cli::Suites(s) => {
+            for e in suites::suite_entries(&s.suite).unwrap_or_default() {
+                print(&format!("{:<6} {}\n", e.suite, e.shape.key()))?;
+            }
+            Ok(0)
+        }
     }
 }
 
