@@ -160,16 +160,9 @@ impl Comparison {
     /// Plain-text rendering: one table per shape, then the unmatched and
     /// skipped results, then [`Comparison::summary_line`].
     pub fn render_text(&self) -> String {
-        let headers = [
-            "implementation",
-            "mode",
-            "old p50 ms",
-            "new p50 ms",
-            "new/old [95% CI]",
-            "MW p",
-            "Cliff's d",
-            "verdict",
-        ];
+        let headers =
+            "implementation|mode|old p50 ms|new p50 ms|new/old [95% CI]|MW p|Cliff's d|verdict";
+        let headers: Vec<&str> = headers.split('|').collect();
         let align = [Left, Left, Right, Right, Right, Right, Right, Left];
         let mut out = String::new();
         for shape in unique_in_order(self.rows.iter().map(|r| &r.key.shape_key)) {

@@ -441,20 +441,20 @@ pub fn svg_chart(report: &Report, opts: &ChartOptions) -> Result<String, String>
         ));
     }
 
-    let dtypes = unique_in_order(candidates.iter().map(|r| r.shape.dtype.clone())).join("/");
+    let dtypes = unique_in_order(candidates.iter().map(|r| r.shape.dtype.as_str())).join("/");
+    let dtypes = if dtypes.is_empty() {
+        dtypes
+    } else {
+        dtypes + ", "
+    };
+    let suite = match opts.suite.as_deref() {
+        Some("sweep") => format!("{} tokens per call", crate::suites::SWEEP_TOKENS),
+        Some(s) => format!("suite {s}"),
+        None => "all suites".to_string(),
+    };
     let title = format!(
-        "Attention forward, D={}, {}{} (mode {mode})",
-        opts.head_dim,
-        if dtypes.is_empty() {
-            String::new()
-        } else {
-            format!("{dtypes}, ")
-        },
-        match opts.suite.as_deref() {
-            Some("sweep") => format!("{} tokens per call", crate::suites::SWEEP_TOKENS),
-            Some(s) => format!("suite {s}"),
-            None => "all suites".to_string(),
-        }
+        "Attention forward, D={}, {dtypes}{suite} (mode {mode})",
+        opts.head_dim
     );
     let mut svg = String::new();
     draw_chart(&mut svg, &title, &series).map_err(|e| format!("drawing the chart: {e}"))?;
@@ -684,14 +684,11 @@ mod tests {
         for label in ["512", "1K", "2K", "4K", "TFLOP/s"] {
             assert!(svg.lines().any(|l| l == label), "missing {label}");
         }
-        let events = svg_chart(
-            &report(),
-            &ChartOptions {
-                mode: Some("events".into()),
-                ..ChartOptions::new(128)
-            },
-        )
-        .unwrap();
+        let events = ChartOptions {
+            mode: Some("events".into()),
+            ..ChartOptions::new(128)
+        };
+        let events = svg_chart(&report(), &events).unwrap();
         assert_eq!((lines(&events, first), lines(&events, second)), (2, 0));
         assert!(svg_chart(&report(), &ChartOptions::new(256)).is_err());
     }

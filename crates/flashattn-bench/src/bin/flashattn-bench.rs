@@ -397,22 +397,27 @@ mod tests {
 
     #[test]
     fn mistakes_are_usage_errors_naming_the_problem() {
-        let e = parse(&["run", "--iters", "abc"]).err().expect("rejected");
-        assert_eq!(e.exit_code(), 2);
-        assert!(
-            e.to_string().contains("'abc'") && e.to_string().contains("--iters"),
-            "{e}"
-        );
-        for args in [
-            &["run", "--iters", "0"][..],
-            &["run", "--suite", "seed,nope"],
-            &["run", "--modes", "hot"],
-            &["run", "--baseline", "maybe"],
-            &["tune", "--bogus"],
-            &["frobnicate"],
+        for (args, named) in [
+            (
+                &["run", "--iters", "abc"][..],
+                "'abc' for '--iters <ITERS>'",
+            ),
+            (&["run", "--iters", "0"], "'0' for '--iters <ITERS>'"),
+            (
+                &["run", "--suite", "seed,nope"],
+                "'nope' for '--suite <SUITES>'",
+            ),
+            (&["run", "--modes", "hot"], "'hot' for '--modes <MODES>'"),
+            (
+                &["run", "--baseline", "maybe"],
+                "'maybe' for '--baseline <BASELINE>'",
+            ),
+            (&["tune", "--bogus"], "'--bogus'"),
+            (&["frobnicate"], "'frobnicate'"),
         ] {
             let e = parse(args).err().expect("rejected");
             assert_eq!(e.exit_code(), 2, "{args:?}: {e}");
+            assert!(e.to_string().contains(named), "{e}");
         }
     }
 
