@@ -389,14 +389,9 @@ impl BenchResult {
                 .elem_bytes()
                 .map(|e| self.shape.min_bytes(e) / s / 1e9)
         });
-        self.frac_peak_flops = match (self.tflops, ceilings) {
-            (Some(t), Some(c)) if c.bf16_matmul_tflops > 0.0 => Some(t / c.bf16_matmul_tflops),
-            _ => None,
-        };
-        self.frac_peak_bw = match (self.gbps, ceilings) {
-            (Some(g), Some(c)) if c.copy_tbps > 0.0 => Some(g / (c.copy_tbps * 1000.0)),
-            _ => None,
-        };
+        let fraction = |x: Option<f64>, peak: Option<f64>| Some(x? / peak.filter(|p| *p > 0.0)?);
+        self.frac_peak_flops = fraction(self.tflops, ceilings.map(|c| c.bf16_matmul_tflops));
+        self.frac_peak_bw = fraction(self.gbps, ceilings.map(|c| c.copy_tbps * 1000.0));
     }
 
     /// The samples that count: timer glitches (non-finite or non-positive values) dropped.
@@ -447,7 +442,7 @@ impl fmt::Display for ResultKey {
     }
 }
 
-/// Failure to read or write a report; `path` is `None` for text that did not come from a file.
+/// Failure to read or write a report file.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
     #[error("{}: {source}", path.display())]
@@ -455,27 +450,17 @@ pub enum ReportError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{}invalid report JSON: {source}", located(path))]
+    #[error("{}: invalid report JSON: {source}", path.display())]
     Json {
-        path: Option<PathBuf>,
+        path: PathBuf,
         source: serde_json::Error,
     },
     /// The report declares a schema version this crate does not understand (or none).
-    #[error("{}{} (expected {SCHEMA_VERSION})", located(path), match found {
+    #[error("{}: {} (expected {SCHEMA_VERSION})", path.display(), match found {
         Some(v) => format!("schema_version {v} is not supported"),
         None => "missing schema_version".to_string(),
     })]
-    UnsupportedSchema {
-        path: Option<PathBuf>,
-        found: Option<u64>,
-    },
-}
-
-/// `"PATH: "` for messages about a file, nothing for text that came from elsewhere.
-fn located(path: &Option<PathBuf>) -> String {
-    path.as_ref()
-        .map(|p| format!("{}: ", p.display()))
-        .unwrap_or_default()
+    UnsupportedSchema { path: PathBuf, found: Option<u64> },
 }
 
 fn io_error(path: &Path, source: std::io::Error) -> ReportError {
@@ -498,38 +483,27 @@ impl Report {
         }
     }
 
-    /// Parses report JSON, checking the schema version first so that a file
-    /// from a newer producer fails with a clear message rather than a
-    /// confusing field error.
-    pub fn from_json_str(text: &str) -> Result<Report, ReportError> {
-        Self::parse(text, None)
-    }
-
-    fn parse(text: &str, path: Option<&Path>) -> Result<Report, ReportError> {
-        let path = || path.map(Path::to_path_buf);
-        let json = |source| ReportError::Json {
-            path: path(),
-            source,
-        };
-        let value: serde_json::Value = serde_json::from_str(text).map_err(json)?;
-        let found = value.get("schema_version").and_then(|v| v.as_u64());
-        if found != Some(u64::from(SCHEMA_VERSION)) {
-            let path = path();
-            return Err(ReportError::UnsupportedSchema { path, found });
-        }
-        serde_json::from_value(value).map_err(json)
-    }
-
     /// Pretty-printed JSON with a trailing newline.
     pub fn to_json_string(&self) -> String {
         serde_json::to_string_pretty(self).expect("a report always serialises") + "\n"
     }
 
-    /// Reads and validates a report file.
+    /// Reads a report file, checking the schema version first so that a file from a newer
+    /// producer fails with a clear message rather than a confusing field error.
     pub fn read(path: impl AsRef<Path>) -> Result<Report, ReportError> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|e| io_error(path, e))?;
-        Self::parse(&text, Some(path))
+        let json = |source| ReportError::Json {
+            path: path.to_path_buf(),
+            source,
+        };
+        let value: serde_json::Value = serde_json::from_str(&text).map_err(json)?;
+        let found = value.get("schema_version").and_then(|v| v.as_u64());
+        if found != Some(u64::from(SCHEMA_VERSION)) {
+            let path = path.to_path_buf();
+            return Err(ReportError::UnsupportedSchema { path, found });
+        }
+        serde_json::from_value(value).map_err(json)
     }
 
     /// Writes the report as pretty JSON.
@@ -716,8 +690,7 @@ mod tests {
     fn json_round_trip_and_omitted_optionals() {
         let r = sample_report();
         let text = r.to_json_string();
-        let back = Report::from_json_str(&text).unwrap();
-        assert_eq!(back, r);
+        assert_eq!(serde_json::from_str::<Report>(&text).unwrap(), r);
         // The failed result omits derived fields entirely.
         assert!(!text.contains("\"commit\""));
         // null and absent are both accepted for optional fields.
@@ -726,23 +699,13 @@ mod tests {
             "results":[{"suite":"s","shape":{"dtype":"f16","batch":1,"heads_q":1,"heads_kv":1,
             "seqlen_q":4,"seqlen_k":4,"head_dim":8,"causal":false},"implementation":"sdpa-flash",
             "mode":"events","samples_ms":[1.0],"error":null,"future_field":3}]}"#;
-        let m = Report::from_json_str(minimal).unwrap();
+        let m: Report = serde_json::from_str(minimal).unwrap();
         assert_eq!(m.results[0].samples_ms, vec![1.0]);
         assert!(m.commit.is_none() && m.device.sm_count.is_none());
     }
 
     #[test]
-    fn schema_version_is_checked() {
-        let err = Report::from_json_str(r#"{"schema_version":2}"#).unwrap_err();
-        assert!(err.to_string().contains("schema_version 2"), "{err}");
-        let err = Report::from_json_str(r#"{"tool":"x"}"#).unwrap_err();
-        assert!(err.to_string().contains("missing schema_version"), "{err}");
-        let err = Report::from_json_str("nope").unwrap_err();
-        assert!(matches!(err, ReportError::Json { path: None, .. }), "{err}");
-    }
-
-    #[test]
-    fn read_write_files() {
+    fn read_write_files_and_check_the_schema() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.json");
         let r = sample_report();
@@ -750,12 +713,25 @@ mod tests {
         assert_eq!(Report::read(&path).unwrap(), r);
         let missing = Report::read(dir.path().join("missing.json")).unwrap_err();
         assert!(matches!(missing, ReportError::Io { .. }));
-        std::fs::write(&path, r#"{"schema_version":2}"#).unwrap();
-        let err = Report::read(&path).unwrap_err().to_string();
-        assert!(
-            err.starts_with(&format!("{}: schema_version 2", path.display())),
-            "{err}"
-        );
+        for (text, message) in [
+            (
+                r#"{"schema_version":2}"#,
+                "schema_version 2 is not supported (expected 1)",
+            ),
+            (r#"{"tool":"x"}"#, "missing schema_version"),
+            ("nope", "invalid report JSON"),
+            (
+                r#"{"schema_version":1}"#,
+                "invalid report JSON: missing field",
+            ),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let err = Report::read(&path).unwrap_err().to_string();
+            assert!(
+                err.starts_with(&format!("{}: {message}", path.display())),
+                "{err}"
+            );
+        }
     }
 
     #[test]
