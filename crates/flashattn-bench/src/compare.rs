@@ -1,9 +1,8 @@
 //! Comparing two reports result by result: the performance-regression gate.
 //!
-//! Results are matched on [`ResultKey`] (shape key, implementation, mode) and
-//! each matched pair goes through [`crate::stats::judge`]. Unmatched results
-//! are listed but never fail the gate, so adding or retiring shapes does not
-//! break CI; only a measured regression does.
+//! Results are matched on [`ResultKey`] (shape key, implementation, mode) and each matched pair
+//! goes through [`crate::stats::judge`]. Unmatched results are listed but never fail the gate, so
+//! adding or retiring shapes does not break CI; only a measured regression does.
 
 use crate::output::Align::{Left, Right};
 use crate::output::{fmt_num, text_table, unique_in_order};
@@ -63,8 +62,7 @@ pub struct Comparison {
     pub rows: Vec<ComparedRow>,
     pub only_in_old: Vec<ResultKey>,
     pub only_in_new: Vec<ResultKey>,
-    /// Matched pairs that could not be judged (an error or no samples on a
-    /// side), with the reason.
+    /// Matched pairs that could not be judged (an error or no samples on a side), with the reason.
     pub skipped: Vec<(ResultKey, String)>,
 }
 

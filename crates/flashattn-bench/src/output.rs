@@ -201,8 +201,7 @@ pub struct SideBySide {
     pub rows: Vec<SideBySideRow>,
 }
 
-/// Groups a report into one [`SideBySide`] per mode (graph, events, cold,
-/// then others).
+/// Groups a report into one [`SideBySide`] per mode (graph, events, cold, then others).
 pub fn side_by_side(report: &Report) -> Vec<SideBySide> {
     let mut modes = unique_in_order(report.results.iter().map(|r| r.mode.clone()));
     modes.sort_by_key(|m| mode_rank(m));
@@ -299,12 +298,11 @@ fn device_lines(report: &Report) -> String {
     lines.into_iter().flatten().map(|l| l + "\n").collect()
 }
 
-/// The Markdown report: a header with device and ceilings, then for each
-/// mode and suite a table with one row per shape and, for every
-/// implementation, p50 ms, p90 ms and TFLOP/s, followed by the best baseline
-/// and the speedup of each of our implementations over it
-/// (`best_baseline_p50 / ours_p50`; > 1 means we are faster). Errors are
-/// shown as `error` in the table and listed below it.
+/// The Markdown report: a header with device and ceilings, then for each mode and suite a table
+/// with one row per shape and, for every implementation, p50 ms, p90 ms and TFLOP/s, followed by
+/// the best baseline and the speedup of each of our implementations over it (`best_baseline_p50 /
+/// ours_p50`; > 1 means we are faster). Errors are shown as `error` in the table and listed below
+/// it.
 pub fn to_markdown(report: &Report) -> String {
     let mut out = format!("# Attention forward benchmark\n\n{}", device_lines(report));
     out.push_str("\nLatencies in ms (lower is better); TFLOP/s at the median; speedup = best baseline p50 / ours p50 (> 1: ours is faster).\n");
@@ -396,8 +394,7 @@ fn seqlen_label(s: u64) -> String {
 /// An SVG line chart of TFLOP/s against sequence length (log2 axis), one line
 /// per implementation, for the shapes selected by `opts`.
 ///
-/// Errors (as a message) when nothing matches, so the caller can say why no
-/// chart was written.
+/// Errors (as a message) when nothing matches, so the caller can say why no chart was written.
 pub fn svg_chart(report: &Report, opts: &ChartOptions) -> Result<String, String> {
     // Known suites select by shape, not by tag: `all` runs tag shared shapes
     // with the first suite that lists them (see `suites::suite`).

@@ -60,9 +60,8 @@ pub struct Report {
     pub results: Vec<BenchResult>,
 }
 
-/// The GPU a report was measured on. Everything but the name is optional
-/// because not every producer can query it; the clocks are what the producer observed during
-/// the run.
+/// The GPU a report was measured on. Everything but the name is optional because not every producer
+/// can query it; the clocks are what the producer observed during the run.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Device {
     pub name: String,
@@ -94,9 +93,8 @@ impl Device {
 /// compares against what the part actually sustains at its current clocks.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Ceilings {
-    /// Dense bf16 matmul throughput (8192^3 GEMM), TFLOP/s. Also used for f16
-    /// shapes: the tensor-core peak is the same for both types on the parts
-    /// we target.
+    /// Dense bf16 matmul throughput (8192^3 GEMM), TFLOP/s. Also used for f16 shapes: the
+    /// tensor-core peak is the same for both types on the parts we target.
     pub bf16_matmul_tflops: f64,
     /// Device-to-device copy bandwidth counting read plus write, TB/s.
     pub copy_tbps: f64,
@@ -341,8 +339,7 @@ pub struct BenchResult {
 }
 
 impl BenchResult {
-    /// A successful measurement; call [`BenchResult::finish`] to fill the
-    /// derived fields.
+    /// A successful measurement; call [`BenchResult::finish`] to fill the derived fields.
     pub fn new(
         suite: &str,
         shape: Shape,
@@ -512,10 +509,9 @@ impl Report {
         std::fs::write(path, self.to_json_string()).map_err(|e| io_error(path, e))
     }
 
-    /// Runs [`BenchResult::finish`] on every result that has samples but no
-    /// summary, so that hand-written or truncated reports still render.
-    /// Results that already carry derived values are left as their producer
-    /// wrote them.
+    /// Runs [`BenchResult::finish`] on every result that has samples but no summary, so that
+    /// hand-written or truncated reports still render. Results that already carry derived values
+    /// are left as their producer wrote them.
     pub fn fill_missing(&mut self) {
         let ceilings = self.ceilings;
         for r in &mut self.results {
