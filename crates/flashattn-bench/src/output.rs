@@ -4,7 +4,9 @@
 //! All writers return `String`s so the caller decides where output goes and
 //! tests can inspect it directly.
 
-use crate::report::{BenchResult, IMPL_OURS, MODE_COLD, MODE_EVENTS, MODE_GRAPH, Report, is_ours};
+use crate::report::{
+    BenchResult, IMPL_OURS, MODE_COLD, MODE_EVENTS, MODE_GRAPH, Report, Shape, is_ours,
+};
 use crate::stats::Summary;
 pub use comfy_table::CellAlignment as Align;
 use comfy_table::{Table, TableComponent, presets};
@@ -354,25 +356,30 @@ pub fn to_markdown(report: &Report) -> String {
     out
 }
 
-/// What [`svg_chart`] plots.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What [`svg_chart`] plots, and the options of `flashattn-report chart` (whose help the field
+/// docs are).
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
 pub struct ChartOptions {
     /// Only shapes with this head dimension.
+    #[arg(long)]
     pub head_dim: usize,
-    /// Only shapes of this suite (`Some("sweep")` by default). A known suite
-    /// name selects by shape membership, whatever the results' suite tags;
-    /// an unknown name selects by tag. `None` plots every non-causal result.
-    pub suite: Option<String>,
-    /// Timing mode; `None` picks `graph` when present, else `events`.
+    /// Timing mode [default: graph when the report has it, else events].
+    #[arg(long, value_parser = [MODE_EVENTS, MODE_COLD, MODE_GRAPH])]
     pub mode: Option<String>,
+    /// Only shapes of this suite; `any` for every non-causal shape.
+    // A known suite name selects by shape membership, whatever the results' suite tags; an
+    // unknown name selects by tag.
+    #[arg(long, default_value = "sweep")]
+    pub suite: String,
 }
 
 impl ChartOptions {
     /// The sweep suite at `head_dim`, mode chosen automatically.
     pub fn new(head_dim: usize) -> Self {
+        let suite = "sweep".to_string();
         ChartOptions {
             head_dim,
-            suite: Some("sweep".to_string()),
+            suite,
             mode: None,
         }
     }
@@ -396,14 +403,12 @@ fn seqlen_label(s: u64) -> String {
 ///
 /// Errors (as a message) when nothing matches, so the caller can say why no chart was written.
 pub fn svg_chart(report: &Report, opts: &ChartOptions) -> Result<String, String> {
+    let suite = Some(opts.suite.as_str()).filter(|s| *s != "any");
     // Known suites select by shape, not by tag: `all` runs tag shared shapes
     // with the first suite that lists them (see `suites::suite`).
-    let members: Option<Vec<String>> = opts
-        .suite
-        .as_deref()
-        .and_then(crate::suites::suite)
-        .map(|shapes| shapes.iter().map(|s| s.key()).collect());
-    let in_suite = |r: &BenchResult| match (&members, opts.suite.as_deref()) {
+    let members = suite.and_then(crate::suites::suite);
+    let members: Option<Vec<String>> = members.map(|m| m.iter().map(Shape::key).collect());
+    let in_suite = |r: &BenchResult| match (&members, suite) {
         (Some(keys), _) => keys.contains(&r.shape.key()),
         (None, Some(name)) => r.suite == name,
         (None, None) => true,
@@ -433,8 +438,7 @@ pub fn svg_chart(report: &Report, opts: &ChartOptions) -> Result<String, String>
     if series.is_empty() {
         return Err(format!(
             "no results to chart for head_dim {} (suite {}, mode {mode})",
-            opts.head_dim,
-            opts.suite.as_deref().unwrap_or("any")
+            opts.head_dim, opts.suite
         ));
     }
 
@@ -444,7 +448,7 @@ pub fn svg_chart(report: &Report, opts: &ChartOptions) -> Result<String, String>
     } else {
         dtypes + ", "
     };
-    let suite = match opts.suite.as_deref() {
+    let suite = match suite {
         Some("sweep") => format!("{} tokens per call", crate::suites::SWEEP_TOKENS),
         Some(s) => format!("suite {s}"),
         None => "all suites".to_string(),
@@ -519,7 +523,7 @@ fn draw_chart(svg: &mut String, title: &str, series: &Series) -> Result<(), Box<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{Device, Shape};
+    use crate::report::Device;
 
     fn result(suite: &str, shape: &Shape, imp: &str, mode: &str, p50: f64) -> BenchResult {
         let samples = vec![p50 * 0.99, p50, p50 * 1.01];

@@ -8,7 +8,7 @@
 use clap::{Args, Parser};
 use flashattn_bench::compare::{CompareOptions, compare_reports};
 use flashattn_bench::output::{self, ChartOptions};
-use flashattn_bench::report::{MODE_COLD, MODE_EVENTS, MODE_GRAPH, Report};
+use flashattn_bench::report::Report;
 use flashattn_bench::suites;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -64,18 +64,11 @@ struct Table {
 struct Chart {
     /// The report to chart.
     report: PathBuf,
-    /// Only shapes with this head dimension.
-    #[arg(long)]
-    head_dim: usize,
+    #[command(flatten)]
+    opts: ChartOptions,
     /// Where to write the SVG.
     #[arg(long, value_name = "FILE.svg")]
     out: PathBuf,
-    /// Timing mode [default: graph when the report has it, else events].
-    #[arg(long, value_parser = [MODE_EVENTS, MODE_COLD, MODE_GRAPH])]
-    mode: Option<String>,
-    /// Only shapes of this suite; `any` for every non-causal shape.
-    #[arg(long, default_value = "sweep")]
-    suite: String,
 }
 
 #[derive(Args)]
@@ -161,12 +154,10 @@ fn execute(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, St
             Ok(0)
         }
         Cli::Chart(c) => {
-            let opts = ChartOptions {
-                mode: c.mode,
-                suite: (c.suite != "any").then_some(c.suite),
-                ..ChartOptions::new(c.head_dim)
-            };
-            write_file(&c.out, &output::svg_chart(&read_report(&c.report)?, &opts)?)?;
+            write_file(
+                &c.out,
+                &output::svg_chart(&read_report(&c.report)?, &c.opts)?,
+            )?;
             print(&format!("wrote {}\n", c.out.display()))?;
             Ok(0)
         }
