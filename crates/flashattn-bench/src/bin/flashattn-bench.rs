@@ -109,13 +109,9 @@ fn entries(suites: &SuiteArgs) -> Vec<SuiteShape> {
 
 /// The GPU and the launch layer's facts about it (which configurations it can run).
 fn open_gpu() -> Option<(Gpu, flashattn::DeviceFacts)> {
-    match Gpu::open(0).and_then(|g| Ok((g.facts()?.as_ref().clone(), g))) {
-        Ok((facts, g)) => Some((g, facts)),
-        Err(e) => {
-            println!("no usable GPU: {e}");
-            None
-        }
-    }
+    let gpu = Gpu::open(0).and_then(|g| Ok((g.facts()?.as_ref().clone(), g)));
+    let (facts, gpu) = gpu.inspect_err(|e| println!("no usable GPU: {e}")).ok()?;
+    Some((gpu, facts))
 }
 
 /// One progress line: `[i/n] shape what p50 ... ms ... TFLOP/s`.
