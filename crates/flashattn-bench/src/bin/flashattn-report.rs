@@ -231,12 +231,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let paths = ["a", "b", "c", "d"].map(|n| path(&dir, &format!("{n}.json")));
         let [a, b, c, d] = paths.each_ref().map(String::as_str);
-        synthetic(1.0, 1).write(&a).unwrap();
-        synthetic(1.1, 2).write(&b).unwrap();
-        synthetic(0.9, 3).write(&c).unwrap();
+        synthetic(1.0, 1).write(a).unwrap();
+        synthetic(1.1, 2).write(b).unwrap();
+        synthetic(0.9, 3).write(c).unwrap();
         let mut partial = synthetic(1.0, 4);
         partial.results.truncate(15);
-        partial.write(&d).unwrap();
+        partial.write(d).unwrap();
         for (args, code, text) in [
             (
                 vec![a, a],
