@@ -14,13 +14,9 @@ use flashattn_bench::report::{MODE_COLD, MODE_EVENTS, MODE_GRAPH};
 use flashattn_bench::suites::suite;
 
 fn forward(c: &mut Criterion) {
-    let gpu = match Gpu::open(0) {
-        Ok(g) => g,
-        Err(e) => {
-            println!("forward benches skipped: no usable GPU ({e})");
-            return;
-        }
-    };
+    let gpu =
+        Gpu::open(0).inspect_err(|e| println!("forward benches skipped: no usable GPU ({e})"));
+    let Ok(gpu) = gpu else { return };
     let name = std::env::var("FLASHATTN_BENCH_SUITE").unwrap_or_else(|_| "seed".into());
     let shapes = suite(&name).unwrap_or_else(|| panic!("unknown suite {name}"));
     let mut group = c.benchmark_group(format!("forward/{name}"));
@@ -31,12 +27,9 @@ fn forward(c: &mut Criterion) {
     for shape in &shapes {
         group.throughput(Throughput::Elements(shape.flops() as u64));
         for mode in [MODE_EVENTS, MODE_COLD, MODE_GRAPH] {
-            let mut w = match gpu.workload(shape, KernelChoice::Auto, mode == MODE_COLD) {
-                Ok(w) => w,
-                Err(e) => {
-                    println!("{}: {e}", shape.key());
-                    continue;
-                }
+            let w = gpu.workload(shape, KernelChoice::Auto, mode == MODE_COLD);
+            let Ok(mut w) = w.inspect_err(|e| println!("{}: {e}", shape.key())) else {
+                continue;
             };
             group.bench_function(BenchmarkId::new(mode, shape.key()), |b| {
                 b.iter_custom(|iters| {

@@ -1,52 +1,57 @@
 //! Comparing two reports result by result: the performance-regression gate.
 //!
-//! Results are matched on [`ResultKey`] (shape key, implementation, mode) and
-//! each matched pair goes through [`crate::stats::judge`]. Unmatched results
-//! are listed but never fail the gate, so adding or retiring shapes does not
-//! break CI; only a measured regression does.
+//! Results are matched on [`ResultKey`] (shape key, implementation, mode) and each matched pair
+//! goes through [`crate::stats::judge`]. Unmatched results are listed but never fail the gate, so
+//! adding or retiring shapes does not break CI; only a measured regression does.
 
 use crate::output::Align::{Left, Right};
-use crate::output::{fmt_num, text_table};
-use crate::report::{BenchResult, Report, ResultKey};
+use crate::output::{fmt_num, text_table, unique_in_order};
+use crate::report::{BenchResult, MODE_COLD, MODE_EVENTS, MODE_GRAPH, Report, ResultKey};
 use crate::stats::{self, Judgement, Summary, Verdict};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-/// Knobs of [`compare_reports`].
-#[derive(Debug, Clone, PartialEq)]
+/// Knobs of [`compare_reports`], and the options of `flashattn-report compare` (whose help
+/// the field docs are); the defaults are the command line's.
+#[derive(Debug, Clone, PartialEq, clap::Parser)]
 pub struct CompareOptions {
-    /// Relative change below which nothing is flagged (see [`stats::judge`]).
+    /// Relative change of the median below which nothing is flagged.
+    #[arg(long, default_value_t = stats::DEFAULT_THRESHOLD, value_parser = at_least_zero)]
     pub threshold: f64,
-    /// Significance level of the Mann-Whitney test.
+    /// Significance level of the Mann-Whitney test, in (0, 1).
+    #[arg(long, default_value_t = stats::DEFAULT_ALPHA, value_parser = probability)]
     pub alpha: f64,
-    /// Bootstrap seed; the same seed is used for every pair so that the
-    /// outcome does not depend on result order.
+    /// Bootstrap seed.
+    // One seed for every pair, so that the outcome does not depend on result order.
+    #[arg(long, default_value_t = 0x5eed)]
     pub seed: u64,
-    /// Only compare results of this timing mode.
+    /// Only compare results of this timing mode [default: every mode].
+    #[arg(long, value_parser = [MODE_EVENTS, MODE_COLD, MODE_GRAPH])]
     pub mode: Option<String>,
 }
 
 impl Default for CompareOptions {
     fn default() -> Self {
-        CompareOptions {
-            threshold: stats::DEFAULT_THRESHOLD,
-            alpha: stats::DEFAULT_ALPHA,
-            seed: 0x5eed,
-            mode: None,
-        }
+        clap::Parser::parse_from(["defaults"])
     }
 }
 
-/// A matched pair and its verdict.
+fn at_least_zero(text: &str) -> Result<f64, String> {
+    let x = text.parse().ok().filter(|x: &f64| *x >= 0.0);
+    x.ok_or_else(|| "must be a number >= 0".into())
+}
+
+fn probability(text: &str) -> Result<f64, String> {
+    let x = text.parse().ok().filter(|x: &f64| *x > 0.0 && *x < 1.0);
+    x.ok_or_else(|| "must be a number in (0, 1)".into())
+}
+
+/// A matched pair, the summaries of its old and new samples, and the gate's decision.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ComparedRow {
-    /// What was compared.
     pub key: ResultKey,
-    /// Summary of the old samples.
     pub old: Summary,
-    /// Summary of the new samples.
     pub new: Summary,
-    /// The gate's decision and its evidence.
     pub judgement: Judgement,
 }
 
@@ -55,21 +60,20 @@ pub struct ComparedRow {
 pub struct Comparison {
     /// Matched pairs, in the new report's order.
     pub rows: Vec<ComparedRow>,
-    /// Results present only in the old report.
     pub only_in_old: Vec<ResultKey>,
-    /// Results present only in the new report.
     pub only_in_new: Vec<ResultKey>,
-    /// Matched pairs that could not be judged (an error or no samples on a
-    /// side), with the reason.
+    /// Matched pairs that could not be judged (an error or no samples on a side), with the reason.
     pub skipped: Vec<(ResultKey, String)>,
 }
 
-fn usable_samples(r: &BenchResult) -> Result<Vec<f64>, String> {
-    match (&r.error, r.usable_samples()) {
-        (Some(e), _) => Err(format!("error: {e}")),
-        (None, v) if v.is_empty() => Err("no samples".to_string()),
-        (None, v) => Ok(v),
+/// The samples of `r` the gate can judge, and their summary.
+fn judgeable(r: &BenchResult) -> Result<(Vec<f64>, Summary), String> {
+    if let Some(e) = &r.error {
+        return Err(format!("error: {e}"));
     }
+    let samples = r.usable_samples();
+    let summary = Summary::try_from_samples(&samples).ok_or("no samples")?;
+    Ok((samples, summary))
 }
 
 /// The results of `report` that `opts` selects, by key (the later of two with one key), and
@@ -97,21 +101,23 @@ pub fn compare_reports(old: &Report, new: &Report, opts: &CompareOptions) -> Com
     let (old_by_key, old_order) = index(old, opts);
     let (new_by_key, new_order) = index(new, opts);
     let mut out = Comparison::default();
-    for key in &new_order {
-        let Some(o) = old_by_key.get(key) else {
-            out.only_in_new.push(key.clone());
+    for key in new_order {
+        let Some(o) = old_by_key.get(&key) else {
+            out.only_in_new.push(key);
             continue;
         };
-        let n = new_by_key[key];
-        match (usable_samples(o), usable_samples(n)) {
-            (Ok(a), Ok(b)) => out.rows.push(ComparedRow {
-                key: key.clone(),
-                old: Summary::from_samples(&a),
-                new: Summary::from_samples(&b),
-                judgement: stats::judge(&a, &b, opts.threshold, opts.alpha, opts.seed),
-            }),
-            (Err(e), _) => out.skipped.push((key.clone(), format!("old {e}"))),
-            (_, Err(e)) => out.skipped.push((key.clone(), format!("new {e}"))),
+        match (judgeable(o), judgeable(new_by_key[&key])) {
+            (Ok((a, old)), Ok((b, new))) => {
+                let judgement = stats::judge(&a, &b, opts.threshold, opts.alpha, opts.seed);
+                out.rows.push(ComparedRow {
+                    key,
+                    old,
+                    new,
+                    judgement,
+                })
+            }
+            (Err(e), _) => out.skipped.push((key, format!("old {e}"))),
+            (_, Err(e)) => out.skipped.push((key, format!("new {e}"))),
         }
     }
     out.only_in_old = old_order
@@ -132,11 +138,7 @@ impl Comparison {
 
     /// Process exit status for the gate: 1 if anything regressed, else 0.
     pub fn exit_code(&self) -> i32 {
-        if self.count(Verdict::Regressed) > 0 {
-            1
-        } else {
-            0
-        }
+        i32::from(self.count(Verdict::Regressed) > 0)
     }
 
     /// One-line tally, e.g. for CI logs.
@@ -156,32 +158,18 @@ impl Comparison {
     /// Plain-text rendering: one table per shape, then the unmatched and
     /// skipped results, then [`Comparison::summary_line`].
     pub fn render_text(&self) -> String {
-        let headers = [
-            "implementation",
-            "mode",
-            "old p50 ms",
-            "new p50 ms",
-            "new/old [95% CI]",
-            "MW p",
-            "Cliff's d",
-            "verdict",
-        ];
+        let headers =
+            "implementation|mode|old p50 ms|new p50 ms|new/old [95% CI]|MW p|Cliff's d|verdict";
+        let headers: Vec<&str> = headers.split('|').collect();
         let align = [Left, Left, Right, Right, Right, Right, Right, Left];
         let mut out = String::new();
-        let mut shapes: Vec<&str> = Vec::new();
-        for r in &self.rows {
-            if !shapes.contains(&r.key.shape_key.as_str()) {
-                shapes.push(&r.key.shape_key);
-            }
-        }
-        for shape in shapes {
-            let _ = writeln!(out, "== {shape}");
+        for shape in unique_in_order(self.rows.iter().map(|r| &r.key.shape_key)) {
             let rows: Vec<Vec<String>> = self
                 .rows
                 .iter()
-                .filter(|r| r.key.shape_key == shape)
+                .filter(|r| &r.key.shape_key == shape)
                 .map(|r| {
-                    let j = &r.judgement;
+                    let (j, ci) = (&r.judgement, &r.judgement.ratio_ci);
                     let verdict = match j.verdict {
                         Verdict::Regressed => "REGRESSED".to_string(),
                         v => v.to_string(),
@@ -191,39 +179,26 @@ impl Comparison {
                         r.key.mode.clone(),
                         fmt_num(r.old.p50),
                         fmt_num(r.new.p50),
-                        format!(
-                            "{:.3} [{:.3}, {:.3}]",
-                            j.ratio_ci.ratio, j.ratio_ci.lo, j.ratio_ci.hi
-                        ),
+                        format!("{:.3} [{:.3}, {:.3}]", ci.ratio, ci.lo, ci.hi),
                         format_p(j.mw.p_value),
                         format!("{:+.2} ({})", j.cliffs.delta, j.cliffs.magnitude),
                         verdict,
                     ]
                 })
                 .collect();
-            out.push_str(&text_table(&headers, &rows, &align));
-            out.push('\n');
+            let _ = writeln!(out, "== {shape}\n{}", text_table(&headers, &rows, &align));
         }
-        for (label, keys) in [
-            ("only in old", &self.only_in_old),
-            ("only in new", &self.only_in_new),
-        ] {
-            if !keys.is_empty() {
-                let _ = writeln!(out, "{label} ({}):", keys.len());
-                for k in keys {
-                    let _ = writeln!(out, "  {k}");
-                }
-            }
+        let keys = |keys: &[ResultKey]| keys.iter().map(ToString::to_string).collect();
+        let skipped = self.skipped.iter().map(|(k, why)| format!("{k}: {why}"));
+        let lists: [(&str, Vec<String>); 3] = [
+            ("only in old", keys(&self.only_in_old)),
+            ("only in new", keys(&self.only_in_new)),
+            ("skipped", skipped.collect()),
+        ];
+        for (label, lines) in lists.iter().filter(|(_, lines)| !lines.is_empty()) {
+            let _ = writeln!(out, "{label} ({}):\n  {}", lines.len(), lines.join("\n  "));
         }
-        if !self.skipped.is_empty() {
-            let _ = writeln!(out, "skipped ({}):", self.skipped.len());
-            for (k, why) in &self.skipped {
-                let _ = writeln!(out, "  {k}: {why}");
-            }
-        }
-        out.push_str(&self.summary_line());
-        out.push('\n');
-        out
+        out + &self.summary_line() + "\n"
     }
 }
 
@@ -250,52 +225,39 @@ mod tests {
     }
 
     fn report(scale: f64, seed: u64) -> Report {
-        let mut r = Report::new(
-            "flashattn-bench",
-            Device {
-                name: "GPU".into(),
-                ..Default::default()
-            },
-        );
-        for (i, s) in crate::suites::suite("seed")
-            .unwrap()
-            .into_iter()
-            .take(3)
-            .enumerate()
-        {
+        let mut r = Report::new("flashattn-bench", Device::named("GPU"));
+        let shapes = crate::suites::suite("seed").unwrap();
+        for (i, s) in shapes.into_iter().take(3).enumerate() {
             for mode in [MODE_EVENTS, MODE_GRAPH] {
                 let samples = noisy(scale * (1.0 + i as f64), seed + i as u64);
-                r.results.push(BenchResult::new(
-                    "seed",
-                    s.clone(),
-                    "flashattn",
-                    mode,
-                    samples,
-                ));
+                let result = BenchResult::new("seed", s.clone(), "flashattn", mode, samples);
+                r.results.push(result);
             }
         }
         r
     }
 
     #[test]
-    fn identical_reports_are_unchanged() {
-        let a = report(1.0, 1);
-        let c = compare_reports(&a, &a, &CompareOptions::default());
-        assert_eq!(c.rows.len(), 6);
-        assert_eq!(c.count(Verdict::Unchanged), 6);
-        assert_eq!(c.exit_code(), 0);
-    }
-
-    #[test]
-    fn slower_is_regressed_faster_is_improved() {
+    fn verdicts_and_exit_codes() {
         let old = report(1.0, 1);
-        let slow = compare_reports(&old, &report(1.1, 50), &CompareOptions::default());
-        assert_eq!(slow.count(Verdict::Regressed), 6, "{}", slow.render_text());
-        assert_eq!(slow.exit_code(), 1);
-        assert!(slow.render_text().contains("REGRESSED"));
-        let fast = compare_reports(&old, &report(0.9, 50), &CompareOptions::default());
-        assert_eq!(fast.count(Verdict::Improved), 6);
-        assert_eq!(fast.exit_code(), 0);
+        let compare = |new: &Report| compare_reports(&old, new, &CompareOptions::default());
+        for (new, verdict, exit) in [
+            (report(1.0, 1), Verdict::Unchanged, 0),
+            (report(1.1, 50), Verdict::Regressed, 1),
+            (report(0.9, 50), Verdict::Improved, 0),
+        ] {
+            let c = compare(&new);
+            assert_eq!(c.rows.len(), 6);
+            assert_eq!(c.count(verdict), 6, "{}", c.render_text());
+            assert_eq!(c.exit_code(), exit);
+        }
+        assert!(
+            compare(&report(1.1, 50))
+                .render_text()
+                .contains("REGRESSED")
+        );
+        // Deterministic for a seed.
+        assert_eq!(compare(&report(1.02, 9)), compare(&report(1.02, 9)));
     }
 
     #[test]
@@ -303,13 +265,9 @@ mod tests {
         let old = report(1.0, 1);
         let mut new = report(1.1, 50);
         let gone = new.results.remove(0).key();
-        new.results.push(BenchResult::new(
-            "seed",
-            Shape::self_attention("f16", 9, 9, 9, 64, false),
-            "flashattn",
-            MODE_EVENTS,
-            vec![1.0],
-        ));
+        let shape = Shape::self_attention("f16", 9, 9, 9, 64, false);
+        let extra = BenchResult::new("seed", shape, "flashattn", MODE_EVENTS, vec![1.0]);
+        new.results.push(extra);
         new.results[1].error = Some("boom".into());
         let opts = CompareOptions {
             mode: Some(MODE_EVENTS.into()),
@@ -321,22 +279,13 @@ mod tests {
         assert_eq!(c.skipped.len(), 1);
         assert!(c.rows.iter().all(|r| r.key.mode == MODE_EVENTS));
         let text = c.render_text();
-        assert!(
-            text.contains("only in old (1):") && text.contains("new error: boom"),
-            "{text}"
-        );
-        assert!(
-            text.ends_with("; 1 only in old, 1 only in new, 1 skipped\n"),
-            "{text}"
-        );
-    }
-
-    #[test]
-    fn deterministic_for_a_seed() {
-        let old = report(1.0, 1);
-        let new = report(1.02, 9);
-        let a = compare_reports(&old, &new, &CompareOptions::default());
-        let b = compare_reports(&old, &new, &CompareOptions::default());
-        assert_eq!(a, b);
+        for part in [
+            "only in old (1):\n  ",
+            "only in new (1):\n  ",
+            "new error: boom",
+        ] {
+            assert!(text.contains(part), "{text}");
+        }
+        assert!(text.ends_with("; 1 only in old, 1 only in new, 1 skipped\n"));
     }
 }

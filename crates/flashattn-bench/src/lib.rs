@@ -1,11 +1,9 @@
-//! Benchmarking support for flashattn-rs that needs no GPU: the report
-//! schema shared with the PyTorch baseline, the shape suites, the statistics
-//! behind the performance-regression gate, and the table/chart writers used
-//! by the `flashattn-report` binary.
+//! Benchmarking support for flashattn-rs that needs no GPU: the report schema shared with the
+//! PyTorch baseline, the shape suites, the statistics behind the performance-regression gate, and
+//! the table/chart writers used by the `flashattn-report` binary.
 //!
-//! The GPU-running harness (criterion benches and the measurement driver)
-//! builds on these types; keeping them GPU-free lets CI compare reports and
-//! render tables on machines without CUDA.
+//! The GPU-running harness (criterion benches and the measurement driver) builds on these types;
+//! keeping them GPU-free lets CI compare reports and render tables on machines without CUDA.
 
 pub mod compare;
 pub mod gpu;
@@ -13,9 +11,3 @@ pub mod output;
 pub mod report;
 pub mod stats;
 pub mod suites;
-
-pub use compare::{CompareOptions, Comparison, compare_reports};
-pub use report::{
-    BenchResult, Ceilings, Device, Report, ReportError, ResultKey, SCHEMA_VERSION, Shape,
-};
-pub use stats::{Judgement, Summary, Verdict, judge};

@@ -4,44 +4,46 @@
 //! All writers return `String`s so the caller decides where output goes and
 //! tests can inspect it directly.
 
-use crate::report::{BenchResult, MODE_COLD, MODE_EVENTS, MODE_GRAPH, Report, is_ours};
+use crate::report::{
+    BenchResult, IMPL_OURS, MODE_COLD, MODE_EVENTS, MODE_GRAPH, Report, Shape, is_ours,
+};
 use crate::stats::Summary;
 pub use comfy_table::CellAlignment as Align;
 use comfy_table::{Table, TableComponent, presets};
 use plotters::prelude::*;
 use serde::{Serialize, Serializer};
 use std::collections::BTreeMap;
+use std::error::Error;
 use std::fmt::Write as _;
 
-/// Sort key that puts our plain kernel first, then our tuned variants, then
-/// the SDPA backends in a fixed order, then anything else alphabetically, so
-/// that columns line up across reports.
-fn impl_rank(name: &str) -> (u8, String) {
-    let rank = match name {
-        "flashattn" => 0,
-        n if is_ours(n) => 1,
-        "sdpa-flash" => 2,
-        "sdpa-cudnn" => 3,
-        "sdpa-efficient" => 4,
-        _ => 5,
-    };
-    (rank, name.to_string())
+/// Sort key: where `group` is in `order` (after them all when absent), then `name`.
+fn rank(order: &[&str], group: &str, name: &str) -> (usize, String) {
+    let place = order.iter().position(|o| *o == group);
+    (place.unwrap_or(order.len()), name.to_string())
 }
 
-/// Sort key for modes: the most trustworthy (graph) first.
-fn mode_rank(mode: &str) -> (u8, String) {
-    let rank = match mode {
-        MODE_GRAPH => 0,
-        MODE_EVENTS => 1,
-        MODE_COLD => 2,
-        _ => 3,
-    };
-    (rank, mode.to_string())
+/// Our plain kernel first, then our tuned variants, then the SDPA backends in a fixed order,
+/// then anything else alphabetically, so that columns line up across reports.
+fn impl_rank(name: &str) -> (usize, String) {
+    let order = [
+        IMPL_OURS,
+        "flashattn[",
+        "sdpa-flash",
+        "sdpa-cudnn",
+        "sdpa-efficient",
+    ];
+    let tuned = is_ours(name) && name != IMPL_OURS;
+    rank(&order, if tuned { "flashattn[" } else { name }, name)
+}
+
+/// The most trustworthy mode (graph) first.
+fn mode_rank(mode: &str) -> (usize, String) {
+    rank(&[MODE_GRAPH, MODE_EVENTS, MODE_COLD], mode, mode)
 }
 
 /// Items in first-appearance order without duplicates; report order is the
 /// benchmark order, which is the most natural reading order.
-fn unique_in_order<T: PartialEq + Clone>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+pub(crate) fn unique_in_order<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
     let mut out: Vec<T> = Vec::new();
     for it in items {
         if !out.contains(&it) {
@@ -71,10 +73,6 @@ pub fn fmt_num(x: f64) -> String {
     } else {
         format!("{x:.3e}")
     }
-}
-
-fn fmt_opt(x: Option<f64>) -> String {
-    x.map(fmt_num).unwrap_or_else(|| "-".to_string())
 }
 
 /// `headers` over `rows` in the given preset, each column aligned as `align` says (left where
@@ -116,16 +114,12 @@ pub fn markdown_table(headers: &[String], rows: &[Vec<String>], align: &[Align])
     // comfy-table pads cells but leaves the rule plain; a rule cell ending in ':' is what makes
     // a renderer right-align the column.
     if let Some(rule) = lines.get_mut(1) {
-        let cells: Vec<String> = rule
-            .split('|')
-            .enumerate()
-            .map(
-                |(i, cell)| match i.checked_sub(1).and_then(|c| align.get(c)) {
-                    Some(Align::Right) if !cell.is_empty() => format!("{}:", &cell[1..]),
-                    _ => cell.to_string(),
-                },
-            )
-            .collect();
+        let mut cells: Vec<String> = rule.split('|').map(String::from).collect();
+        for (cell, a) in cells.iter_mut().skip(1).zip(align) {
+            if matches!(a, Align::Right) && cell.pop().is_some() {
+                cell.push(':');
+            }
+        }
         *rule = cells.join("|");
     }
     lines.join("\n") + "\n"
@@ -153,53 +147,33 @@ impl Serialize for SummaryColumns {
 
 /// One CSV row per result (header included), for spreadsheets and pandas.
 pub fn to_csv(report: &Report) -> String {
-    let mut writer = csv::WriterBuilder::new()
-        .has_headers(false)
-        .from_writer(Vec::new());
-    let written = writer.write_record(CSV_HEADER.split(',')).and_then(|()| {
-        report.results.iter().try_for_each(|r| {
-            let error = r.error.as_deref();
-            let derived = (
-                r.effective_tflops(),
-                r.gbps,
-                r.frac_peak_flops,
-                r.frac_peak_bw,
-            );
-            let summary = SummaryColumns(r.effective_summary());
-            let (suite, imp, mode) = (&r.suite, &r.implementation, &r.mode);
-            // The shape's fixed columns; what varies (modifiers, decode, paging) is in its key.
-            let s = &r.shape;
-            let shape = (
-                &s.dtype, s.batch, s.heads_q, s.heads_kv, s.seqlen_q, s.seqlen_k, s.head_dim,
-                s.causal,
-            );
-            writer.serialize((
-                suite,
-                r.shape.key(),
-                shape,
-                imp,
-                mode,
-                summary,
-                derived,
-                error,
-            ))
-        })
-    });
-    written.expect("CSV of plain fields into memory cannot fail");
-    let bytes = writer
-        .into_inner()
-        .expect("writing into memory cannot fail");
-    String::from_utf8(bytes).expect("CSV of UTF-8 fields is UTF-8")
+    const IN_MEMORY: &str = "CSV of plain fields into memory cannot fail";
+    // Headers are written by hand: csv cannot name the columns of nested records.
+    let mut w = csv::WriterBuilder::new();
+    let mut w = w.has_headers(false).from_writer(Vec::new());
+    w.write_record(CSV_HEADER.split(',')).expect(IN_MEMORY);
+    for r in &report.results {
+        let s = &r.shape;
+        // The shape's fixed columns; what varies (modifiers, decode, paging) is in its key.
+        let shape = (
+            &s.dtype, s.batch, s.heads_q, s.heads_kv, s.seqlen_q, s.seqlen_k, s.head_dim, s.causal,
+        );
+        let what = (&r.suite, s.key(), shape, &r.implementation, &r.mode);
+        let summary = SummaryColumns(r.effective_summary());
+        let peak = (r.frac_peak_flops, r.frac_peak_bw);
+        let derived = (r.effective_tflops(), r.gbps, peak, r.error.as_deref());
+        w.serialize((what, summary, derived)).expect(IN_MEMORY);
+    }
+    String::from_utf8(w.into_inner().expect(IN_MEMORY)).expect("CSV of UTF-8 fields is UTF-8")
 }
 
 /// One implementation's numbers in a side-by-side row.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cell {
-    /// Summary of the samples (`None` when the result recorded an error).
+    /// `None` when the result recorded an error.
     pub summary: Option<Summary>,
-    /// TFLOP/s at the median.
+    /// At the median.
     pub tflops: Option<f64>,
-    /// The recorded error, if any.
     pub error: Option<String>,
     /// Our kernels only: the configuration that ran.
     pub config: Option<String>,
@@ -210,7 +184,6 @@ pub struct Cell {
 pub struct SideBySideRow {
     /// Suite of the first result seen for this shape.
     pub suite: String,
-    /// [`crate::report::Shape::key`].
     pub shape_key: String,
     /// Implementation name to its numbers.
     pub cells: BTreeMap<String, Cell>,
@@ -221,92 +194,79 @@ pub struct SideBySideRow {
     pub speedups: BTreeMap<String, f64>,
 }
 
-/// The side-by-side view of one timing mode.
+/// The side-by-side view of one timing mode: its implementations, ours first, and its rows
+/// in report order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SideBySide {
-    /// Timing mode.
     pub mode: String,
-    /// Implementations present in this mode, ours first.
     pub implementations: Vec<String>,
-    /// Rows in report order.
     pub rows: Vec<SideBySideRow>,
 }
 
-/// Groups a report into one [`SideBySide`] per mode (graph, events, cold,
-/// then others).
+/// Groups a report into one [`SideBySide`] per mode (graph, events, cold, then others).
 pub fn side_by_side(report: &Report) -> Vec<SideBySide> {
     let mut modes = unique_in_order(report.results.iter().map(|r| r.mode.clone()));
     modes.sort_by_key(|m| mode_rank(m));
-    modes
-        .into_iter()
-        .map(|mode| {
-            let in_mode: Vec<&BenchResult> =
-                report.results.iter().filter(|r| r.mode == mode).collect();
-            let mut implementations =
-                unique_in_order(in_mode.iter().map(|r| r.implementation.clone()));
-            implementations.sort_by_key(|i| impl_rank(i));
-            let shape_keys = unique_in_order(in_mode.iter().map(|r| r.shape.key()));
-            let rows = shape_keys
-                .into_iter()
-                .map(|key| {
-                    side_by_side_row(
-                        &key,
-                        in_mode.iter().copied().filter(|r| r.shape.key() == key),
-                    )
-                })
-                .collect();
-            SideBySide {
-                mode,
-                implementations,
-                rows,
-            }
-        })
-        .collect()
+    let view = |mode: String| {
+        let in_mode: Vec<&BenchResult> = report.results.iter().filter(|r| r.mode == mode).collect();
+        let mut implementations = unique_in_order(in_mode.iter().map(|r| r.implementation.clone()));
+        implementations.sort_by_key(|i| impl_rank(i));
+        let rows = unique_in_order(in_mode.iter().map(|r| r.shape.key()))
+            .into_iter()
+            .map(|key| {
+                let results: Vec<&BenchResult> = in_mode
+                    .iter()
+                    .copied()
+                    .filter(|r| r.shape.key() == key)
+                    .collect();
+                side_by_side_row(key, &results)
+            })
+            .collect();
+        SideBySide {
+            mode,
+            implementations,
+            rows,
+        }
+    };
+    modes.into_iter().map(view).collect()
 }
 
-fn side_by_side_row<'a>(
-    key: &str,
-    results: impl Iterator<Item = &'a BenchResult>,
-) -> SideBySideRow {
-    let mut suite = None;
-    let mut cells = BTreeMap::new();
-    for r in results {
-        suite.get_or_insert_with(|| r.suite.clone());
-        // A later duplicate overrides, matching Report::merge semantics.
-        cells.insert(
-            r.implementation.clone(),
-            Cell {
+fn side_by_side_row(shape_key: String, results: &[&BenchResult]) -> SideBySideRow {
+    // A later duplicate overrides (as collecting into a map does), matching Report::merge.
+    let cells: BTreeMap<String, Cell> = results
+        .iter()
+        .map(|r| {
+            let cell = Cell {
                 summary: r.effective_summary(),
                 tflops: r.effective_tflops(),
                 error: r.error.clone(),
                 config: r.config.clone(),
-            },
-        );
-    }
+            };
+            (r.implementation.clone(), cell)
+        })
+        .collect();
     let p50 = |c: &Cell| c.summary.map(|s| s.p50);
     let best_baseline = cells
         .iter()
         .filter(|(name, _)| !is_ours(name))
         .filter_map(|(name, c)| p50(c).map(|p| (name.clone(), p)))
         .min_by(|a, b| a.1.total_cmp(&b.1));
-    let mut speedups = BTreeMap::new();
-    if let Some((_, best)) = &best_baseline {
-        for (name, c) in cells.iter().filter(|(name, _)| is_ours(name)) {
-            if let Some(ours) = p50(c) {
-                speedups.insert(name.clone(), best / ours);
-            }
-        }
-    }
+    let speedups = cells
+        .iter()
+        .filter(|(name, _)| is_ours(name))
+        .filter_map(|(name, c)| Some((name.clone(), best_baseline.as_ref()?.1 / p50(c)?)))
+        .collect();
     SideBySideRow {
-        suite: suite.unwrap_or_default(),
-        shape_key: key.to_string(),
+        suite: results.first().map(|r| r.suite.clone()).unwrap_or_default(),
+        shape_key,
         cells,
         best_baseline,
         speedups,
     }
 }
 
-fn device_lines(report: &Report) -> Vec<String> {
+/// The Markdown list of what the report was measured on and how.
+fn device_lines(report: &Report) -> String {
     let d = &report.device;
     let extras: Vec<String> = [
         d.compute_capability.as_ref().map(|cc| format!("sm {cc}")),
@@ -318,96 +278,69 @@ fn device_lines(report: &Report) -> Vec<String> {
     .into_iter()
     .flatten()
     .collect();
-    let mut dev = d.name.clone();
-    if !extras.is_empty() {
-        dev = format!("{dev} ({})", extras.join(", "));
-    }
-    let mut lines = vec![
-        format!("- tool: `{}`, created {}", report.tool, report.created_utc),
-        format!("- device: {dev}"),
+    let device = if extras.is_empty() {
+        d.name.clone()
+    } else {
+        format!("{} ({})", d.name, extras.join(", "))
+    };
+    let ceilings = report.ceilings.map(|c| {
+        let (flops, bw) = (fmt_num(c.bf16_matmul_tflops), fmt_num(c.copy_tbps));
+        format!("- measured ceilings: bf16 matmul {flops} TFLOP/s, copy {bw} TB/s")
+    });
+    let lines = [
+        Some(format!(
+            "- tool: `{}`, created {}",
+            report.tool, report.created_utc
+        )),
+        Some(format!("- device: {device}")),
+        report.commit.as_ref().map(|c| format!("- commit: `{c}`")),
+        ceilings,
+        report.command.as_ref().map(|c| format!("- command: `{c}`")),
     ];
-    if let Some(c) = &report.commit {
-        lines.push(format!("- commit: `{c}`"));
-    }
-    if let Some(c) = &report.ceilings {
-        lines.push(format!(
-            "- measured ceilings: bf16 matmul {} TFLOP/s, copy {} TB/s",
-            fmt_num(c.bf16_matmul_tflops),
-            fmt_num(c.copy_tbps)
-        ));
-    }
-    if let Some(c) = &report.command {
-        lines.push(format!("- command: `{c}`"));
-    }
-    lines
+    lines.into_iter().flatten().map(|l| l + "\n").collect()
 }
 
-/// The Markdown report: a header with device and ceilings, then for each
-/// mode and suite a table with one row per shape and, for every
-/// implementation, p50 ms, p90 ms and TFLOP/s, followed by the best baseline
-/// and the speedup of each of our implementations over it
-/// (`best_baseline_p50 / ours_p50`; > 1 means we are faster). Errors are
-/// shown as `error` in the table and listed below it.
+/// The Markdown report: a header with device and ceilings, then for each mode and suite a table
+/// with one row per shape and, for every implementation, p50 ms, p90 ms and TFLOP/s, followed by
+/// the best baseline and the speedup of each of our implementations over it (`best_baseline_p50 /
+/// ours_p50`; > 1 means we are faster). Errors are shown as `error` in the table and listed below
+/// it.
 pub fn to_markdown(report: &Report) -> String {
-    let mut out = String::from("# Attention forward benchmark\n\n");
-    for l in device_lines(report) {
-        out.push_str(&l);
-        out.push('\n');
-    }
+    let mut out = format!("# Attention forward benchmark\n\n{}", device_lines(report));
     out.push_str("\nLatencies in ms (lower is better); TFLOP/s at the median; speedup = best baseline p50 / ours p50 (> 1: ours is faster).\n");
     for view in side_by_side(report) {
         let ours: Vec<&String> = view.implementations.iter().filter(|i| is_ours(i)).collect();
-        let suites = unique_in_order(view.rows.iter().map(|r| r.suite.clone()));
-        for suite in suites {
-            let _ = write!(out, "\n## Mode `{}`, suite `{}`\n\n", view.mode, suite);
-            let mut headers = vec!["shape".to_string()];
-            let mut align = vec![Align::Left];
-            for i in &view.implementations {
-                headers.extend([
-                    format!("{i} p50"),
-                    format!("{i} p90"),
-                    format!("{i} TFLOP/s"),
-                ]);
-                align.extend([Align::Right; 3]);
-            }
-            headers.push("best baseline".to_string());
-            align.push(Align::Left);
-            for o in &ours {
-                headers.push(format!("speedup {o}"));
-                align.push(Align::Right);
-            }
+        let mut columns = vec![("shape".to_string(), Align::Left)];
+        for i in &view.implementations {
+            columns.extend(["p50", "p90", "TFLOP/s"].map(|x| (format!("{i} {x}"), Align::Right)));
+        }
+        columns.push(("best baseline".to_string(), Align::Left));
+        columns.extend(ours.iter().map(|o| (format!("speedup {o}"), Align::Right)));
+        let (headers, align): (Vec<String>, Vec<Align>) = columns.into_iter().unzip();
+        for suite in unique_in_order(view.rows.iter().map(|r| &r.suite)) {
+            let _ = write!(out, "\n## Mode `{}`, suite `{suite}`\n\n", view.mode);
             let mut errors = Vec::new();
             let mut rows = Vec::new();
-            for row in view.rows.iter().filter(|r| r.suite == suite) {
+            for row in view.rows.iter().filter(|r| &r.suite == suite) {
                 let mut cells = vec![row.shape_key.clone()];
                 for i in &view.implementations {
-                    match row.cells.get(i) {
-                        Some(c) if c.summary.is_some() => {
-                            let s = c.summary.unwrap();
-                            cells.extend([fmt_num(s.p50), fmt_num(s.p90), fmt_opt(c.tflops)]);
-                        }
-                        Some(c) => {
-                            if let Some(e) = &c.error {
-                                errors.push(format!("- {} / {i}: {e}", row.shape_key));
-                            }
-                            cells.extend(["error".to_string(), "-".to_string(), "-".to_string()]);
-                        }
-                        None => cells.extend(["-".to_string(), "-".to_string(), "-".to_string()]),
+                    let cell = row.cells.get(i);
+                    let summary = cell.and_then(|c| c.summary);
+                    let tflops = cell.and_then(|c| c.tflops).unwrap_or(f64::NAN);
+                    let failed = cell.filter(|_| summary.is_none());
+                    if let Some(e) = failed.and_then(|c| c.error.as_ref()) {
+                        errors.push(format!("- {} / {i}: {e}", row.shape_key));
                     }
+                    let missing = if failed.is_some() { "error" } else { "-" };
+                    cells.extend(match summary {
+                        Some(s) => [fmt_num(s.p50), fmt_num(s.p90), fmt_num(tflops)],
+                        None => [missing, "-", "-"].map(String::from),
+                    });
                 }
-                cells.push(
-                    row.best_baseline
-                        .as_ref()
-                        .map(|b| b.0.clone())
-                        .unwrap_or_else(|| "-".into()),
-                );
+                cells.push(row.best_baseline.as_ref().map_or("-", |b| &b.0).to_string());
                 for o in &ours {
-                    cells.push(
-                        row.speedups
-                            .get(*o)
-                            .map(|s| format!("{s:.2}x"))
-                            .unwrap_or_else(|| "-".into()),
-                    );
+                    let speedup = row.speedups.get(*o);
+                    cells.push(speedup.map_or("-".to_string(), |s| format!("{s:.2}x")));
                 }
                 rows.push(cells);
             }
@@ -415,8 +348,7 @@ pub fn to_markdown(report: &Report) -> String {
             if !errors.is_empty() {
                 out.push_str("\nErrors:\n\n");
                 for e in errors {
-                    out.push_str(&md_escape(&e));
-                    out.push('\n');
+                    out = out + &md_escape(&e) + "\n";
                 }
             }
         }
@@ -424,25 +356,30 @@ pub fn to_markdown(report: &Report) -> String {
     out
 }
 
-/// What [`svg_chart`] plots.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What [`svg_chart`] plots, and the options of `flashattn-report chart` (whose help the field
+/// docs are).
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
 pub struct ChartOptions {
     /// Only shapes with this head dimension.
+    #[arg(long)]
     pub head_dim: usize,
-    /// Only shapes of this suite (`Some("sweep")` by default). A known suite
-    /// name selects by shape membership, whatever the results' suite tags;
-    /// an unknown name selects by tag. `None` plots every non-causal result.
-    pub suite: Option<String>,
-    /// Timing mode; `None` picks `graph` when present, else `events`.
+    /// Timing mode [default: graph when the report has it, else events].
+    #[arg(long, value_parser = [MODE_EVENTS, MODE_COLD, MODE_GRAPH])]
     pub mode: Option<String>,
+    /// Only shapes of this suite; `any` for every non-causal shape.
+    // A known suite name selects by shape membership, whatever the results' suite tags; an
+    // unknown name selects by tag.
+    #[arg(long, default_value = "sweep")]
+    pub suite: String,
 }
 
 impl ChartOptions {
     /// The sweep suite at `head_dim`, mode chosen automatically.
     pub fn new(head_dim: usize) -> Self {
+        let suite = "sweep".to_string();
         ChartOptions {
             head_dim,
-            suite: Some("sweep".to_string()),
+            suite,
             mode: None,
         }
     }
@@ -464,17 +401,14 @@ fn seqlen_label(s: u64) -> String {
 /// An SVG line chart of TFLOP/s against sequence length (log2 axis), one line
 /// per implementation, for the shapes selected by `opts`.
 ///
-/// Errors (as a message) when nothing matches, so the caller can say why no
-/// chart was written.
+/// Errors (as a message) when nothing matches, so the caller can say why no chart was written.
 pub fn svg_chart(report: &Report, opts: &ChartOptions) -> Result<String, String> {
+    let suite = Some(opts.suite.as_str()).filter(|s| *s != "any");
     // Known suites select by shape, not by tag: `all` runs tag shared shapes
     // with the first suite that lists them (see `suites::suite`).
-    let members: Option<Vec<String>> = opts
-        .suite
-        .as_deref()
-        .and_then(crate::suites::suite)
-        .map(|shapes| shapes.iter().map(|s| s.key()).collect());
-    let in_suite = |r: &BenchResult| match (&members, opts.suite.as_deref()) {
+    let members = suite.and_then(crate::suites::suite);
+    let members: Option<Vec<String>> = members.map(|m| m.iter().map(Shape::key).collect());
+    let in_suite = |r: &BenchResult| match (&members, suite) {
         (Some(keys), _) => keys.contains(&r.shape.key()),
         (None, Some(name)) => r.suite == name,
         (None, None) => true,
@@ -489,69 +423,54 @@ pub fn svg_chart(report: &Report, opts: &ChartOptions) -> Result<String, String>
         None if candidates.iter().any(|r| r.mode == MODE_GRAPH) => MODE_GRAPH.to_string(),
         None => MODE_EVENTS.to_string(),
     };
-    let mut series: BTreeMap<(u8, String), Vec<(u64, f64)>> = BTreeMap::new();
+    // Implementation to seqlen to TFLOP/s: one point per seqlen, the last result's, as merge.
+    let mut series: Series = BTreeMap::new();
     for r in candidates
         .iter()
         .filter(|r| r.mode == mode && r.error.is_none())
     {
         if let Some(t) = r.effective_tflops() {
-            series
-                .entry(impl_rank(&r.implementation))
-                .or_default()
-                .push((r.shape.seqlen_q as u64, t));
+            let line = series.entry(impl_rank(&r.implementation)).or_default();
+            line.insert(r.shape.seqlen_q as u64, t);
         }
     }
-    for pts in series.values_mut() {
-        pts.sort_by_key(|p| p.0);
-        // One point per seqlen: keep the last result, as merge does.
-        pts.dedup_by(|later, earlier| {
-            if later.0 == earlier.0 {
-                *earlier = *later;
-                true
-            } else {
-                false
-            }
-        });
-    }
-    series.retain(|_, pts| pts.iter().all(|p| p.0 > 0));
+    series.retain(|_, pts| pts.keys().all(|&s| s > 0));
     if series.is_empty() {
         return Err(format!(
             "no results to chart for head_dim {} (suite {}, mode {mode})",
-            opts.head_dim,
-            opts.suite.as_deref().unwrap_or("any")
+            opts.head_dim, opts.suite
         ));
     }
 
-    let dtypes = unique_in_order(candidates.iter().map(|r| r.shape.dtype.clone())).join("/");
+    let dtypes = unique_in_order(candidates.iter().map(|r| r.shape.dtype.as_str())).join("/");
+    let dtypes = if dtypes.is_empty() {
+        dtypes
+    } else {
+        dtypes + ", "
+    };
+    let suite = match suite {
+        Some("sweep") => format!("{} tokens per call", crate::suites::SWEEP_TOKENS),
+        Some(s) => format!("suite {s}"),
+        None => "all suites".to_string(),
+    };
     let title = format!(
-        "Attention forward, D={}, {}{} (mode {mode})",
-        opts.head_dim,
-        if dtypes.is_empty() {
-            String::new()
-        } else {
-            format!("{dtypes}, ")
-        },
-        match opts.suite.as_deref() {
-            Some("sweep") => format!("{} tokens per call", crate::suites::SWEEP_TOKENS),
-            Some(s) => format!("suite {s}"),
-            None => "all suites".to_string(),
-        }
+        "Attention forward, D={}, {dtypes}{suite} (mode {mode})",
+        opts.head_dim
     );
     let mut svg = String::new();
     draw_chart(&mut svg, &title, &series).map_err(|e| format!("drawing the chart: {e}"))?;
     Ok(svg)
 }
 
-/// Draws `series` (implementation to (seqlen, TFLOP/s) points) as an SVG document into `svg`.
-fn draw_chart(
-    svg: &mut String,
-    title: &str,
-    series: &BTreeMap<(u8, String), Vec<(u64, f64)>>,
-) -> Result<(), Box<dyn std::error::Error>> {
+/// The chart's lines: implementation (by [`impl_rank`]) to sequence length to TFLOP/s.
+type Series = BTreeMap<(usize, String), BTreeMap<u64, f64>>;
+
+/// Draws `series` as an SVG document into `svg`.
+fn draw_chart(svg: &mut String, title: &str, series: &Series) -> Result<(), Box<dyn Error>> {
     let points = || series.values().flatten();
-    let shortest = points().map(|p| p.0).min().unwrap_or(1);
-    let longest = points().map(|p| p.0).max().unwrap_or(1);
-    let top = points().map(|p| p.1).fold(0.0, f64::max).max(1e-9) * 1.05;
+    let shortest = points().map(|p| *p.0).min().unwrap_or(1);
+    let longest = points().map(|p| *p.0).max().unwrap_or(1);
+    let top = points().map(|p| *p.1).fold(0.0, f64::max).max(1e-9) * 1.05;
     // Ticks at the powers of two, with half a doubling of room at either end so that the end
     // markers stay off the axes.
     let ticks: Vec<f64> = (shortest.ilog2()..=longest.ilog2())
@@ -583,7 +502,7 @@ fn draw_chart(
     for (((_, name), pts), rgb) in series.iter().zip(PALETTE.iter().cycle()) {
         let colour = RGBColor((rgb >> 16) as u8, (rgb >> 8) as u8, *rgb as u8);
         let style = colour.filled().stroke_width(2);
-        let line = pts.iter().map(|&(s, t)| (s as f64, t));
+        let line = pts.iter().map(|(&s, &t)| (s as f64, t));
         chart
             .draw_series(LineSeries::new(line, style).point_size(3))?
             .label(name)
@@ -604,70 +523,46 @@ fn draw_chart(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{BenchResult, Device, Shape};
+    use crate::report::Device;
 
     fn result(suite: &str, shape: &Shape, imp: &str, mode: &str, p50: f64) -> BenchResult {
-        let mut r = BenchResult::new(
-            suite,
-            shape.clone(),
-            imp,
-            mode,
-            vec![p50 * 0.99, p50, p50 * 1.01],
-        );
+        let samples = vec![p50 * 0.99, p50, p50 * 1.01];
+        let mut r = BenchResult::new(suite, shape.clone(), imp, mode, samples);
         r.finish(None);
         r
     }
 
     fn report() -> Report {
-        let mut rep = Report::new(
-            "flashattn-bench",
-            Device {
-                name: "GPU".into(),
-                ..Default::default()
-            },
-        );
+        let mut rep = Report::new("flashattn-bench", Device::named("GPU"));
         let a = Shape::self_attention("f16", 1, 8, 512, 64, false);
         let b = Shape::self_attention("f16", 1, 8, 512, 64, true);
-        rep.results
-            .push(result("seed", &a, "sdpa-flash", "events", 2.0));
-        rep.results
-            .push(result("seed", &a, "flashattn", "events", 1.0));
-        rep.results
-            .push(result("seed", &a, "sdpa-cudnn", "events", 1.5));
-        rep.results.push(BenchResult::failed(
+        let failed = BenchResult::failed(
             "seed",
             b.clone(),
             "sdpa-cudnn",
             "events",
             "no kernel | sorry",
-        ));
-        rep.results
-            .push(result("seed", &b, "flashattn", "events", 1.0));
-        rep.results
-            .push(result("seed", &b, "sdpa-flash", "events", 0.8));
-        rep.results
-            .push(result("seed", &a, "flashattn", "graph", 0.9));
+        );
+        rep.results = vec![
+            result("seed", &a, "sdpa-flash", "events", 2.0),
+            result("seed", &a, "flashattn", "events", 1.0),
+            result("seed", &a, "sdpa-cudnn", "events", 1.5),
+            failed,
+            result("seed", &b, "flashattn", "events", 1.0),
+            result("seed", &b, "sdpa-flash", "events", 0.8),
+            result("seed", &a, "flashattn", "graph", 0.9),
+        ];
         for s in [512usize, 1024, 2048, 4096] {
             let sh = Shape::self_attention("bf16", 16384 / s, 16, s, 128, false);
             // An `all` run tags shapes shared with `long` as `long`; the chart
             // must still find them.
             let tag = if s == 2048 { "long" } else { "sweep" };
-            rep.results
-                .push(result(tag, &sh, "flashattn", "graph", s as f64 / 1000.0));
-            rep.results.push(result(
-                "sweep",
-                &sh,
-                "sdpa-flash",
-                "graph",
-                s as f64 / 800.0,
-            ));
-            rep.results.push(result(
-                "sweep",
-                &sh,
-                "sdpa-flash",
-                "events",
-                s as f64 / 700.0,
-            ));
+            let ms = s as f64;
+            rep.results.extend([
+                result(tag, &sh, "flashattn", "graph", ms / 1000.0),
+                result("sweep", &sh, "sdpa-flash", "graph", ms / 800.0),
+                result("sweep", &sh, "sdpa-flash", "events", ms / 700.0),
+            ]);
         }
         rep
     }
@@ -680,15 +575,14 @@ mod tests {
         assert_eq!(events.mode, "events");
         assert_eq!(
             events.implementations,
-            vec!["flashattn", "sdpa-flash", "sdpa-cudnn"]
+            ["flashattn", "sdpa-flash", "sdpa-cudnn"]
         );
-        let row_a = &events.rows[0];
-        assert_eq!(row_a.best_baseline.as_ref().unwrap().0, "sdpa-cudnn");
-        assert!((row_a.speedups["flashattn"] - 1.5).abs() < 1e-12);
-        let row_b = &events.rows[1];
-        assert_eq!(row_b.best_baseline.as_ref().unwrap().0, "sdpa-flash");
-        assert!((row_b.speedups["flashattn"] - 0.8).abs() < 1e-12);
-        assert!(row_b.cells["sdpa-cudnn"].error.is_some());
+        for (row, best, speedup) in [(0, "sdpa-cudnn", 1.5), (1, "sdpa-flash", 0.8)] {
+            let row = &events.rows[row];
+            assert_eq!(row.best_baseline.as_ref().unwrap().0, best);
+            assert!((row.speedups["flashattn"] - speedup).abs() < 1e-12);
+        }
+        assert!(events.rows[1].cells["sdpa-cudnn"].error.is_some());
     }
 
     #[test]
@@ -700,17 +594,22 @@ mod tests {
             let line = line.replace("\\|", "");
             line.split('|').map(|c| c.trim().to_string()).collect()
         };
-        assert!(md.lines().any(|l| cells(l).starts_with(&[
-            "".to_string(),
-            "shape".into(),
-            "flashattn p50".into(),
-            "flashattn p90".into(),
-            "flashattn TFLOP/s".into(),
-            "sdpa-flash p50".into()
-        ])));
-        assert!(md.contains("1.50x"));
-        assert!(md.contains("0.80x"));
-        assert!(md.contains("no kernel \\| sorry"));
+        let p50 = "flashattn p50";
+        let header = [
+            "",
+            "shape",
+            p50,
+            "flashattn p90",
+            "flashattn TFLOP/s",
+            "sdpa-flash p50",
+        ];
+        assert!(
+            md.lines()
+                .any(|l| cells(l).starts_with(&header.map(String::from)))
+        );
+        for text in ["1.50x", "0.80x", "no kernel \\| sorry"] {
+            assert!(md.contains(text), "{text}");
+        }
         // Every table row has as many cells as its header.
         for block in md.split("\n\n").filter(|b| b.starts_with("| shape")) {
             let counts: Vec<usize> = block.lines().map(|l| cells(l).len()).collect();
@@ -726,13 +625,11 @@ mod tests {
         let mut rep = report();
         rep.results[3].error = Some("say \"hi\", twice".into());
         // Shapes whose JSON has extra fields (modifiers, decode, paging) keep the columns.
-        rep.results[1].shape = rep.results[1]
-            .shape
-            .clone()
-            .with_mods(crate::report::ScoreMods {
-                softcap: Some(30),
-                ..Default::default()
-            });
+        let softcap = crate::report::ScoreMods {
+            softcap: Some(30),
+            ..Default::default()
+        };
+        rep.results[1].shape = rep.results[1].shape.clone().with_mods(softcap);
         rep.results[2].shape = Shape::decode("bf16", 8, (32, 8), 4096, 128, Some(64));
         let csv = to_csv(&rep);
         assert_eq!(csv.lines().count(), rep.results.len() + 1);
@@ -762,11 +659,10 @@ mod tests {
             ],
             &[Align::Left, Align::Right],
         );
-        let lines: Vec<&str> = t.lines().collect();
-        assert_eq!(lines[0], "name       ms");
-        assert_eq!(lines[1], "------- -----");
-        assert_eq!(lines[2], "a         1.5");
-        assert_eq!(lines[3], "longer  10.25");
+        assert_eq!(
+            t,
+            "name       ms\n------- -----\na         1.5\nlonger  10.25\n"
+        );
     }
 
     #[test]
@@ -789,27 +685,32 @@ mod tests {
         for label in ["512", "1K", "2K", "4K", "TFLOP/s"] {
             assert!(svg.lines().any(|l| l == label), "missing {label}");
         }
-        let events = svg_chart(
-            &report(),
-            &ChartOptions {
-                mode: Some("events".into()),
-                ..ChartOptions::new(128)
-            },
-        )
-        .unwrap();
+        let events = ChartOptions {
+            mode: Some("events".into()),
+            ..ChartOptions::new(128)
+        };
+        let events = svg_chart(&report(), &events).unwrap();
         assert_eq!((lines(&events, first), lines(&events, second)), (2, 0));
         assert!(svg_chart(&report(), &ChartOptions::new(256)).is_err());
     }
 
     #[test]
     fn number_formatting() {
-        assert_eq!(fmt_num(123.456), "123.5");
-        assert_eq!(fmt_num(12.3456), "12.35");
-        assert_eq!(fmt_num(1.23456), "1.235");
-        assert_eq!(fmt_num(0.123456), "0.1235");
-        assert_eq!(fmt_num(0.0), "0");
-        assert_eq!(fmt_num(f64::NAN), "-");
-        assert_eq!(seqlen_label(512), "512");
-        assert_eq!(seqlen_label(16384), "16K");
+        for (x, want) in [
+            (123.456, "123.5"),
+            (-12.3456, "-12.35"),
+            (1.23456, "1.235"),
+            (0.123456, "0.1235"),
+            (0.00123456, "1.235e-3"),
+            (0.0, "0"),
+            (f64::NAN, "-"),
+            (f64::INFINITY, "-"),
+        ] {
+            assert_eq!(fmt_num(x), want);
+        }
+        assert_eq!(
+            (seqlen_label(512), seqlen_label(16384)),
+            ("512".into(), "16K".into())
+        );
     }
 }

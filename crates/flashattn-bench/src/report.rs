@@ -15,9 +15,8 @@ use std::path::{Path, PathBuf};
 /// Version of the report format written and accepted by this crate.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// `tool` value for reports written by the Rust harness.
+/// `tool` of reports written by the Rust harness and by the PyTorch baseline script.
 pub const TOOL_RUST: &str = "flashattn-bench";
-/// `tool` value for reports written by the PyTorch baseline script.
 pub const TOOL_PYTHON: &str = "sdpa_baseline.py";
 
 /// Per-call CUDA events around each call, inputs resident in L2 ("hot").
@@ -38,20 +37,17 @@ pub fn is_ours(implementation: &str) -> bool {
         || (implementation.starts_with("flashattn[") && implementation.ends_with(']'))
 }
 
-/// A whole benchmark run.
+/// A whole benchmark run (field by field in `SCHEMA.md`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
-    /// Format version; always [`SCHEMA_VERSION`] when written by this crate.
     pub schema_version: u32,
-    /// Producer: [`TOOL_RUST`] or [`TOOL_PYTHON`] (merged reports join both
-    /// with `+`).
+    /// [`TOOL_RUST`] or [`TOOL_PYTHON`] (merged reports join both with `+`).
     pub tool: String,
-    /// Creation time, UTC, `YYYY-MM-DDTHH:MM:SSZ`.
+    /// `YYYY-MM-DDTHH:MM:SSZ`.
     pub created_utc: String,
-    /// Git commit of the code measured, if known.
+    /// Git commit of the code measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
-    /// The GPU the numbers come from.
     pub device: Device,
     /// Measured hardware ceilings, used for the `frac_peak_*` fields.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -64,36 +60,41 @@ pub struct Report {
     pub results: Vec<BenchResult>,
 }
 
-/// The GPU a report was measured on. Everything but the name is optional
-/// because not every producer can query it.
+/// The GPU a report was measured on. Everything but the name is optional because not every producer
+/// can query it; the clocks are what the producer observed during the run.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Device {
-    /// Marketing name, e.g. `NVIDIA H100 80GB HBM3`.
     pub name: String,
-    /// Compute capability as `major.minor`, e.g. `9.0`.
+    /// `major.minor`, e.g. `9.0`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compute_capability: Option<String>,
-    /// Number of streaming multiprocessors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sm_count: Option<u32>,
-    /// Driver version string.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub driver: Option<String>,
-    /// SM clock in MHz observed by the producer during the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sm_clock_mhz: Option<u32>,
-    /// Memory clock in MHz observed by the producer during the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mem_clock_mhz: Option<u32>,
+}
+
+impl Device {
+    /// A device known by its name only.
+    pub fn named(name: &str) -> Device {
+        let name = name.to_string();
+        Device {
+            name,
+            ..Device::default()
+        }
+    }
 }
 
 /// Measured (not datasheet) hardware ceilings, so that "fraction of peak"
 /// compares against what the part actually sustains at its current clocks.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Ceilings {
-    /// Dense bf16 matmul throughput (8192^3 GEMM), TFLOP/s. Also used for f16
-    /// shapes: the tensor-core peak is the same for both types on the parts
-    /// we target.
+    /// Dense bf16 matmul throughput (8192^3 GEMM), TFLOP/s. Also used for f16 shapes: the
+    /// tensor-core peak is the same for both types on the parts we target.
     pub bf16_matmul_tflops: f64,
     /// Device-to-device copy bandwidth counting read plus write, TB/s.
     pub copy_tbps: f64,
@@ -103,21 +104,15 @@ pub struct Ceilings {
 ///
 /// Tensors are `[batch, heads, seqlen, head_dim]`; `heads_q` must be a
 /// multiple of `heads_kv` (grouped-query attention when they differ).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Shape {
     /// Element type of Q, K, V and O: `"f16"` or `"bf16"`.
     pub dtype: String,
-    /// Batch size.
     pub batch: usize,
-    /// Query heads.
     pub heads_q: usize,
-    /// Key/value heads.
     pub heads_kv: usize,
-    /// Query sequence length.
     pub seqlen_q: usize,
-    /// Key/value sequence length.
     pub seqlen_k: usize,
-    /// Head dimension.
     pub head_dim: usize,
     /// Causal masking, bottom-right aligned: key `j` is visible to query `i`
     /// iff `j <= i + seqlen_k - seqlen_q`.
@@ -194,9 +189,7 @@ impl Shape {
             seqlen_k: seqlen,
             head_dim,
             causal,
-            mods: ScoreMods::default(),
-            decode: false,
-            page_size: None,
+            ..Shape::default()
         }
     }
 
@@ -228,78 +221,49 @@ impl Shape {
     /// Stable, human-readable identity used to match results across reports,
     /// e.g. `f16 B4 H16/16 S512x512 D64 causal` (no suffix when not causal).
     pub fn key(&self) -> String {
-        let mut k = format!(
-            "{} B{} H{}/{} S{}x{} D{}",
-            self.dtype,
-            self.batch,
-            self.heads_q,
-            self.heads_kv,
-            self.seqlen_q,
-            self.seqlen_k,
-            self.head_dim
-        );
-        if self.causal {
-            k.push_str(" causal");
+        let (s, m) = (self, &self.mods);
+        let side = |w: Option<usize>| w.map_or("inf".to_string(), |w| w.to_string());
+        let (left, right) = (m.window_left, m.window_right);
+        let window = format!("window{}/{}", side(left), side(right));
+        let suffixes = [
+            s.causal.then(|| "causal".to_string()),
+            (left.is_some() || right.is_some()).then_some(window),
+            m.softcap.map(|c| format!("softcap{c}")),
+            m.alibi.then(|| "alibi".to_string()),
+            m.sinks.then(|| "sinks".to_string()),
+            s.decode.then(|| "decode".to_string()),
+            s.page_size.map(|ps| format!("page{ps}")),
+        ];
+        let mut key = format!("{} B{} H{}/{}", s.dtype, s.batch, s.heads_q, s.heads_kv);
+        key += &format!(" S{}x{} D{}", s.seqlen_q, s.seqlen_k, s.head_dim);
+        for suffix in suffixes.into_iter().flatten() {
+            key = key + " " + &suffix;
         }
-        let m = &self.mods;
-        if m.window_left.is_some() || m.window_right.is_some() {
-            let side = |w: Option<usize>| w.map_or("inf".to_string(), |w| w.to_string());
-            k.push_str(&format!(
-                " window{}/{}",
-                side(m.window_left),
-                side(m.window_right)
-            ));
-        }
-        if let Some(c) = m.softcap {
-            k.push_str(&format!(" softcap{c}"));
-        }
-        if m.alibi {
-            k.push_str(" alibi");
-        }
-        if m.sinks {
-            k.push_str(" sinks");
-        }
-        if self.decode {
-            k.push_str(" decode");
-        }
-        if let Some(ps) = self.page_size {
-            k.push_str(&format!(" page{ps}"));
-        }
-        k
+        key
     }
 
-    /// Number of (query, key) pairs that take part in attention, per batch
-    /// element and head: `Sq * Sk` without masking; with the bottom-right
-    /// causal mask, exactly the pairs with `j <= i + Sk - Sq`; with a window,
-    /// the pairs inside it (useful work: masked tiles are not counted).
+    /// Number of (query, key) pairs that take part in attention, per batch element and head:
+    /// `Sq * Sk` without masking; with the bottom-right causal mask, exactly the pairs with
+    /// `j <= i + Sk - Sq`; with a window, the pairs inside it (useful work: masked tiles are not
+    /// counted).
     pub fn allowed_pairs(&self) -> u64 {
-        let (sq, sk) = (self.seqlen_q as u64, self.seqlen_k as u64);
-        let (left, right) = (self.mods.window_left, self.mods.window_right);
-        if left.is_some() || right.is_some() {
-            // Row i sees keys i + diag - left ..= i + diag + right (right = 0 when causal),
-            // clipped to the sequence: one row at a time, as windows break the closed form.
-            let diag = sk as i64 - sq as i64;
-            let right = if self.causal { Some(0) } else { right };
-            return (0..sq as i64)
-                .map(|i| {
-                    let lo = left.map_or(0, |l| (i + diag - l as i64).max(0));
-                    let hi =
-                        right.map_or(sk as i64 - 1, |r| (i + diag + r as i64).min(sk as i64 - 1));
-                    (hi - lo + 1).max(0) as u64
-                })
-                .sum();
-        }
-        if !self.causal {
-            return sq * sk;
-        }
-        // Row i sees min(Sk, max(0, i + Sk - Sq + 1)) keys. That count grows
-        // by one per row and first reaches Sk at the last row, so the visible
-        // counts are the consecutive integers lo..=Sk, one per non-empty row.
-        if sk == 0 || sq == 0 {
-            return 0;
-        }
-        let lo = if sk >= sq { sk - sq + 1 } else { 1 };
-        (lo + sk) * (sk - lo + 1) / 2
+        let (sq, sk) = (self.seqlen_q as i64, self.seqlen_k as i64);
+        let diag = sk - sq;
+        let left = self.mods.window_left;
+        let right = if self.causal {
+            Some(0)
+        } else {
+            self.mods.window_right
+        };
+        // Row i sees keys i + diag - left ..= i + diag + right, clipped to the sequence: one row
+        // at a time, as windows break the closed form (and rows are few: one add each).
+        (0..sq)
+            .map(|i| {
+                let lo = left.map_or(0, |l| (i + diag - l as i64).max(0));
+                let hi = right.map_or(sk - 1, |r| (i + diag + r as i64).min(sk - 1));
+                (hi - lo + 1).max(0) as u64
+            })
+            .sum()
     }
 
     /// Floating-point operations of the forward pass: two matmuls (`QK^T` and
@@ -323,14 +287,11 @@ impl Shape {
     /// Minimum DRAM traffic of one call: read Q, K and V once, write O, and
     /// write the f32 log-sum-exp (one per query row and head).
     pub fn min_bytes(&self, elem_bytes: usize) -> f64 {
-        let (b, e) = (self.batch as u64, elem_bytes as u64);
+        let (b, e, d) = (self.batch as u64, elem_bytes as u64, self.head_dim as u64);
         let q_rows = b * self.heads_q as u64 * self.seqlen_q as u64;
         let kv_rows = b * self.heads_kv as u64 * self.seqlen_k as u64;
-        let d = self.head_dim as u64;
-        let q_and_o = 2 * q_rows * d * e;
-        let k_and_v = 2 * kv_rows * d * e;
-        let lse = q_rows * 4;
-        (q_and_o + k_and_v + lse) as f64
+        // Q and O, K and V, and one f32 log-sum-exp a query row.
+        (2 * q_rows * d * e + 2 * kv_rows * d * e + q_rows * 4) as f64
     }
 }
 
@@ -341,11 +302,10 @@ impl fmt::Display for Shape {
 }
 
 /// Measurements of one implementation on one shape in one timing mode.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct BenchResult {
     /// Suite the shape came from (`seed`, `long`, `sweep`, ...).
     pub suite: String,
-    /// Problem size.
     pub shape: Shape,
     /// `flashattn`, `flashattn[cfg-name]`, `sdpa-flash`, `sdpa-cudnn`,
     /// `sdpa-efficient`, ...
@@ -355,19 +315,19 @@ pub struct BenchResult {
     /// Per-call latencies in milliseconds, in measurement order.
     #[serde(default)]
     pub samples_ms: Vec<f64>,
-    /// Statistics of `samples_ms` (derived; see [`BenchResult::finish`]).
+    /// Derived by [`BenchResult::finish`], as are the next four.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<Summary>,
-    /// Throughput at the median latency, TFLOP/s (derived).
+    /// At the median latency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tflops: Option<f64>,
-    /// Effective bandwidth of [`Shape::min_bytes`] at the median, GB/s (derived).
+    /// Effective bandwidth of [`Shape::min_bytes`] at the median.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gbps: Option<f64>,
-    /// `tflops / ceilings.bf16_matmul_tflops` (derived).
+    /// `tflops / ceilings.bf16_matmul_tflops`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frac_peak_flops: Option<f64>,
-    /// `gbps / (1000 * ceilings.copy_tbps)` (derived).
+    /// `gbps / (1000 * ceilings.copy_tbps)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frac_peak_bw: Option<f64>,
     /// Why there are no samples (for example an unsupported shape).
@@ -379,8 +339,7 @@ pub struct BenchResult {
 }
 
 impl BenchResult {
-    /// A successful measurement; call [`BenchResult::finish`] to fill the
-    /// derived fields.
+    /// A successful measurement; call [`BenchResult::finish`] to fill the derived fields.
     pub fn new(
         suite: &str,
         shape: Shape,
@@ -394,13 +353,7 @@ impl BenchResult {
             implementation: implementation.to_string(),
             mode: mode.to_string(),
             samples_ms,
-            summary: None,
-            tflops: None,
-            gbps: None,
-            frac_peak_flops: None,
-            frac_peak_bw: None,
-            error: None,
-            config: None,
+            ..BenchResult::default()
         }
     }
 
@@ -433,14 +386,9 @@ impl BenchResult {
                 .elem_bytes()
                 .map(|e| self.shape.min_bytes(e) / s / 1e9)
         });
-        self.frac_peak_flops = match (self.tflops, ceilings) {
-            (Some(t), Some(c)) if c.bf16_matmul_tflops > 0.0 => Some(t / c.bf16_matmul_tflops),
-            _ => None,
-        };
-        self.frac_peak_bw = match (self.gbps, ceilings) {
-            (Some(g), Some(c)) if c.copy_tbps > 0.0 => Some(g / (c.copy_tbps * 1000.0)),
-            _ => None,
-        };
+        let fraction = |x: Option<f64>, peak: Option<f64>| Some(x? / peak.filter(|p| *p > 0.0)?);
+        self.frac_peak_flops = fraction(self.tflops, ceilings.map(|c| c.bf16_matmul_tflops));
+        self.frac_peak_bw = fraction(self.gbps, ceilings.map(|c| c.copy_tbps * 1000.0));
     }
 
     /// The samples that count: timer glitches (non-finite or non-positive values) dropped.
@@ -476,64 +424,45 @@ impl BenchResult {
     }
 }
 
-/// (shape, implementation, mode): what makes two results comparable.
+/// ([`Shape::key`], implementation, mode): what makes two results comparable.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ResultKey {
-    /// [`Shape::key`].
     pub shape_key: String,
-    /// [`BenchResult::implementation`].
     pub implementation: String,
-    /// [`BenchResult::mode`].
     pub mode: String,
 }
 
 impl fmt::Display for ResultKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} | {} | {}",
-            self.shape_key, self.implementation, self.mode
-        )
+        let (s, i, m) = (&self.shape_key, &self.implementation, &self.mode);
+        write!(f, "{s} | {i} | {m}")
     }
 }
 
-/// Failure to read or write a report.
+/// Failure to read or write a report file.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
-    /// Reading or writing the file failed.
     #[error("{}: {source}", path.display())]
     Io {
-        /// The file concerned.
         path: PathBuf,
-        /// The underlying error.
         source: std::io::Error,
     },
-    /// The text is not valid report JSON.
-    #[error("{}invalid report JSON: {source}", located(path))]
+    #[error("{}: invalid report JSON: {source}", path.display())]
     Json {
-        /// The file concerned, if the text came from one.
-        path: Option<PathBuf>,
-        /// The underlying error.
+        path: PathBuf,
         source: serde_json::Error,
     },
-    /// The report declares a schema version this crate does not understand.
-    #[error("{}{} (expected {SCHEMA_VERSION})", located(path), match found {
+    /// The report declares a schema version this crate does not understand (or none).
+    #[error("{}: {} (expected {SCHEMA_VERSION})", path.display(), match found {
         Some(v) => format!("schema_version {v} is not supported"),
         None => "missing schema_version".to_string(),
     })]
-    UnsupportedSchema {
-        /// The file concerned, if the text came from one.
-        path: Option<PathBuf>,
-        /// The version found (`None` when the field is missing).
-        found: Option<u64>,
-    },
+    UnsupportedSchema { path: PathBuf, found: Option<u64> },
 }
 
-/// `"PATH: "` for messages about a file, nothing for text that came from elsewhere.
-fn located(path: &Option<PathBuf>) -> String {
-    path.as_ref()
-        .map(|p| format!("{}: ", p.display()))
-        .unwrap_or_default()
+fn io_error(path: &Path, source: std::io::Error) -> ReportError {
+    let path = path.to_path_buf();
+    ReportError::Io { path, source }
 }
 
 impl Report {
@@ -551,65 +480,38 @@ impl Report {
         }
     }
 
-    /// Parses report JSON, checking the schema version first so that a file
-    /// from a newer producer fails with a clear message rather than a
-    /// confusing field error.
-    pub fn from_json_str(text: &str) -> Result<Report, ReportError> {
-        Self::parse(text, None)
-    }
-
-    fn parse(text: &str, path: Option<&Path>) -> Result<Report, ReportError> {
-        let path_buf = || path.map(Path::to_path_buf);
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|source| ReportError::Json {
-                path: path_buf(),
-                source,
-            })?;
-        let found = value
-            .get("schema_version")
-            .and_then(serde_json::Value::as_u64);
-        if found != Some(u64::from(SCHEMA_VERSION)) {
-            return Err(ReportError::UnsupportedSchema {
-                path: path_buf(),
-                found,
-            });
-        }
-        serde_json::from_value(value).map_err(|source| ReportError::Json {
-            path: path_buf(),
-            source,
-        })
-    }
-
     /// Pretty-printed JSON with a trailing newline.
     pub fn to_json_string(&self) -> String {
-        let mut s = serde_json::to_string_pretty(self).expect("a report always serialises");
-        s.push('\n');
-        s
+        serde_json::to_string_pretty(self).expect("a report always serialises") + "\n"
     }
 
-    /// Reads and validates a report file.
+    /// Reads a report file, checking the schema version first so that a file from a newer
+    /// producer fails with a clear message rather than a confusing field error.
     pub fn read(path: impl AsRef<Path>) -> Result<Report, ReportError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| ReportError::Io {
+        let text = std::fs::read_to_string(path).map_err(|e| io_error(path, e))?;
+        let json = |source| ReportError::Json {
             path: path.to_path_buf(),
             source,
-        })?;
-        Self::parse(&text, Some(path))
+        };
+        let value: serde_json::Value = serde_json::from_str(&text).map_err(json)?;
+        let found = value.get("schema_version").and_then(|v| v.as_u64());
+        if found != Some(u64::from(SCHEMA_VERSION)) {
+            let path = path.to_path_buf();
+            return Err(ReportError::UnsupportedSchema { path, found });
+        }
+        serde_json::from_value(value).map_err(json)
     }
 
     /// Writes the report as pretty JSON.
     pub fn write(&self, path: impl AsRef<Path>) -> Result<(), ReportError> {
         let path = path.as_ref();
-        std::fs::write(path, self.to_json_string()).map_err(|source| ReportError::Io {
-            path: path.to_path_buf(),
-            source,
-        })
+        std::fs::write(path, self.to_json_string()).map_err(|e| io_error(path, e))
     }
 
-    /// Runs [`BenchResult::finish`] on every result that has samples but no
-    /// summary, so that hand-written or truncated reports still render.
-    /// Results that already carry derived values are left as their producer
-    /// wrote them.
+    /// Runs [`BenchResult::finish`] on every result that has samples but no summary, so that
+    /// hand-written or truncated reports still render. Results that already carry derived values
+    /// are left as their producer wrote them.
     pub fn fill_missing(&mut self) {
         let ceilings = self.ceilings;
         for r in &mut self.results {
@@ -681,15 +583,11 @@ mod tests {
     use super::*;
 
     fn brute_force_pairs(s: &Shape) -> u64 {
-        let mut n = 0;
-        for i in 0..s.seqlen_q as i64 {
-            for j in 0..s.seqlen_k as i64 {
-                if !s.causal || j <= i + s.seqlen_k as i64 - s.seqlen_q as i64 {
-                    n += 1;
-                }
-            }
-        }
-        n
+        let (sq, sk) = (s.seqlen_q as i64, s.seqlen_k as i64);
+        let pairs = (0..sq).flat_map(|i| (0..sk).map(move |j| (i, j)));
+        pairs
+            .filter(|&(i, j)| !s.causal || j <= i + sk - sq)
+            .count() as u64
     }
 
     #[test]
@@ -701,6 +599,16 @@ mod tests {
         g.seqlen_k = 256;
         assert_eq!(g.key(), "bf16 B1 H32/8 S128x256 D128");
         assert_eq!(g.to_string(), g.key());
+        let mods = ScoreMods {
+            window_right: Some(8),
+            softcap: Some(30),
+            alibi: true,
+            sinks: true,
+            ..ScoreMods::default()
+        };
+        let d = Shape::decode("bf16", 2, (32, 8), 4096, 128, Some(64)).with_mods(mods);
+        let key = "bf16 B2 H32/8 S1x4096 D128 windowinf/8 softcap30 alibi sinks decode page64";
+        assert_eq!(d.key(), key);
     }
 
     #[test]
@@ -720,8 +628,8 @@ mod tests {
     fn flops_known_values() {
         let s = Shape::self_attention("bf16", 2, 16, 8192, 128, false);
         assert_eq!(s.flops(), 4.0 * 2.0 * 16.0 * 8192.0 * 8192.0 * 128.0);
-        let c = Shape::self_attention("bf16", 2, 16, 8192, 128, true);
         // Square causal: S (S + 1) / 2 pairs.
+        let c = Shape::self_attention("bf16", 2, 16, 8192, 128, true);
         assert_eq!(
             c.flops(),
             4.0 * 2.0 * 16.0 * 128.0 * (8192.0 * 8193.0 / 2.0)
@@ -733,9 +641,7 @@ mod tests {
         let mut s = Shape::self_attention("f16", 2, 8, 100, 64, false);
         s.heads_kv = 2;
         s.seqlen_k = 300;
-        let q = 2 * 8 * 100 * 64 * 2;
-        let kv = 2 * 2 * 300 * 64 * 2;
-        let lse = 2 * 8 * 100 * 4;
+        let (q, kv, lse) = (2 * 8 * 100 * 64 * 2, 2 * 2 * 300 * 64 * 2, 2 * 8 * 100 * 4);
         assert_eq!(s.min_bytes(2), (2 * q + 2 * kv + lse) as f64);
         assert_eq!(s.elem_bytes(), Some(2));
         s.dtype = "fp8".into();
@@ -743,34 +649,17 @@ mod tests {
     }
 
     fn sample_report() -> Report {
-        let mut r = Report::new(
-            TOOL_RUST,
-            Device {
-                name: "Test GPU".into(),
-                ..Default::default()
-            },
-        );
+        let mut r = Report::new(TOOL_RUST, Device::named("Test GPU"));
         r.ceilings = Some(Ceilings {
             bf16_matmul_tflops: 800.0,
             copy_tbps: 3.0,
         });
         let shape = Shape::self_attention("bf16", 1, 1, 1024, 64, false);
-        let mut ok = BenchResult::new(
-            "seed",
-            shape.clone(),
-            IMPL_OURS,
-            MODE_EVENTS,
-            vec![2.0, 1.0, 3.0],
-        );
+        let samples = vec![2.0, 1.0, 3.0];
+        let mut ok = BenchResult::new("seed", shape.clone(), IMPL_OURS, MODE_EVENTS, samples);
         ok.finish(r.ceilings.as_ref());
-        r.results.push(ok);
-        r.results.push(BenchResult::failed(
-            "seed",
-            shape,
-            "sdpa-flash",
-            MODE_EVENTS,
-            "unsupported",
-        ));
+        let failed = BenchResult::failed("seed", shape, "sdpa-flash", MODE_EVENTS, "unsupported");
+        r.results.extend([ok, failed]);
         r
     }
 
@@ -797,8 +686,7 @@ mod tests {
     fn json_round_trip_and_omitted_optionals() {
         let r = sample_report();
         let text = r.to_json_string();
-        let back = Report::from_json_str(&text).unwrap();
-        assert_eq!(back, r);
+        assert_eq!(serde_json::from_str::<Report>(&text).unwrap(), r);
         // The failed result omits derived fields entirely.
         assert!(!text.contains("\"commit\""));
         // null and absent are both accepted for optional fields.
@@ -807,34 +695,39 @@ mod tests {
             "results":[{"suite":"s","shape":{"dtype":"f16","batch":1,"heads_q":1,"heads_kv":1,
             "seqlen_q":4,"seqlen_k":4,"head_dim":8,"causal":false},"implementation":"sdpa-flash",
             "mode":"events","samples_ms":[1.0],"error":null,"future_field":3}]}"#;
-        let m = Report::from_json_str(minimal).unwrap();
+        let m: Report = serde_json::from_str(minimal).unwrap();
         assert_eq!(m.results[0].samples_ms, vec![1.0]);
         assert!(m.commit.is_none() && m.device.sm_count.is_none());
     }
 
     #[test]
-    fn schema_version_is_checked() {
-        let err = Report::from_json_str(r#"{"schema_version":2}"#).unwrap_err();
-        assert!(err.to_string().contains("schema_version 2"), "{err}");
-        let err = Report::from_json_str(r#"{"tool":"x"}"#).unwrap_err();
-        assert!(err.to_string().contains("missing schema_version"), "{err}");
-        assert!(matches!(
-            Report::from_json_str("nope"),
-            Err(ReportError::Json { .. })
-        ));
-    }
-
-    #[test]
-    fn read_write_files() {
+    fn read_write_files_and_check_the_schema() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.json");
         let r = sample_report();
         r.write(&path).unwrap();
         assert_eq!(Report::read(&path).unwrap(), r);
-        assert!(matches!(
-            Report::read(dir.path().join("missing.json")),
-            Err(ReportError::Io { .. })
-        ));
+        let missing = Report::read(dir.path().join("missing.json")).unwrap_err();
+        assert!(matches!(missing, ReportError::Io { .. }));
+        for (text, message) in [
+            (
+                r#"{"schema_version":2}"#,
+                "schema_version 2 is not supported (expected 1)",
+            ),
+            (r#"{"tool":"x"}"#, "missing schema_version"),
+            ("nope", "invalid report JSON"),
+            (
+                r#"{"schema_version":1}"#,
+                "invalid report JSON: missing field",
+            ),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let err = Report::read(&path).unwrap_err().to_string();
+            assert!(
+                err.starts_with(&format!("{}: {message}", path.display())),
+                "{err}"
+            );
+        }
     }
 
     #[test]
@@ -847,13 +740,8 @@ mod tests {
         b.results[0].samples_ms = vec![9.0];
         b.results[0].finish(None);
         let extra = Shape::self_attention("bf16", 1, 1, 2048, 64, true);
-        b.results.push(BenchResult::new(
-            "long",
-            extra,
-            "sdpa-cudnn",
-            MODE_GRAPH,
-            vec![1.0],
-        ));
+        let extra = BenchResult::new("long", extra, "sdpa-cudnn", MODE_GRAPH, vec![1.0]);
+        b.results.push(extra);
         let notes = a.merge(b);
         assert_eq!(a.results.len(), 3);
         assert_eq!(a.results[0].samples_ms, vec![9.0]);
@@ -872,13 +760,9 @@ mod tests {
     fn fill_missing_only_touches_unsummarised() {
         let mut r = sample_report();
         r.results[0].tflops = Some(123.0);
-        r.results.push(BenchResult::new(
-            "seed",
-            Shape::self_attention("f16", 1, 1, 64, 64, false),
-            "x",
-            MODE_EVENTS,
-            vec![1.0, 3.0],
-        ));
+        let shape = Shape::self_attention("f16", 1, 1, 64, 64, false);
+        let unsummarised = BenchResult::new("seed", shape, "x", MODE_EVENTS, vec![1.0, 3.0]);
+        r.results.push(unsummarised);
         r.fill_missing();
         assert_eq!(r.results[0].tflops, Some(123.0));
         assert_eq!(r.results[2].summary.unwrap().p50, 2.0);
@@ -909,21 +793,11 @@ mod tests {
             bf16_matmul_tflops: 794.3,
             copy_tbps: 2.989,
         }));
-        let near = |a: Option<f64>, b: Option<f64>| {
-            (a.unwrap() - b.unwrap()).abs() <= 5e-4 * b.unwrap().abs().max(1e-3)
-        };
-        assert!(near(example.tflops, mine.tflops), "{:?}", mine.tflops);
-        assert!(near(example.gbps, mine.gbps), "{:?}", mine.gbps);
-        assert!(
-            near(example.frac_peak_flops, mine.frac_peak_flops),
-            "{:?}",
-            mine.frac_peak_flops
-        );
-        assert!(
-            near(example.frac_peak_bw, mine.frac_peak_bw),
-            "{:?}",
-            mine.frac_peak_bw
-        );
+        let derived = |r: &BenchResult| [r.tflops, r.gbps, r.frac_peak_flops, r.frac_peak_bw];
+        for (shown, computed) in derived(&example).into_iter().zip(derived(&mine)) {
+            let (a, b) = (shown.unwrap(), computed.unwrap());
+            assert!((a - b).abs() <= 5e-4 * b.abs().max(1e-3), "{a} vs {b}");
+        }
         let (e, m) = (example.summary.unwrap(), mine.summary.unwrap());
         assert_eq!((e.n, e.p50, e.min, e.max), (m.n, m.p50, m.min, m.max));
         assert!((e.p90 - m.p90).abs() < 1e-12 && (e.stdev - m.stdev).abs() < 1e-12);
@@ -931,9 +805,7 @@ mod tests {
 
     #[test]
     fn ours_vs_baselines() {
-        assert!(is_ours("flashattn"));
-        assert!(is_ours("flashattn[bm128-bn64]"));
-        assert!(!is_ours("flashattn-ref"));
-        assert!(!is_ours("sdpa-flash"));
+        assert!(is_ours("flashattn") && is_ours("flashattn[bm128-bn64]"));
+        assert!(!is_ours("flashattn-ref") && !is_ours("sdpa-flash"));
     }
 }

@@ -1,12 +1,11 @@
 //! Statistics for latency samples and the regression gate built on them.
 //!
-//! Everything here treats samples as latencies in milliseconds, where lower is
-//! better. The gate ([`judge`]) deliberately asks three independent questions
-//! before calling a change real: is the effect large (median ratio beyond a
-//! threshold), is it stable under resampling (bootstrap CI excludes 1), and is
-//! it unlikely under "no difference" (Mann-Whitney p-value). GPU timings are
-//! heavy-tailed and occasionally bimodal (clock changes, preemption), so all
-//! three tests are rank- or median-based rather than mean-based.
+//! Everything here treats samples as latencies in milliseconds, where lower is better. The gate
+//! ([`judge`]) deliberately asks three independent questions before calling a change real: is the
+//! effect large (median ratio beyond a threshold), is it stable under resampling (bootstrap CI
+//! excludes 1), and is it unlikely under "no difference" (Mann-Whitney p-value). GPU timings are
+//! heavy-tailed and occasionally bimodal (clock changes, preemption), so all three tests are rank-
+//! or median-based rather than mean-based.
 //!
 //! Samples are expected to be finite. Sorting uses [`f64::total_cmp`], so NaN
 //! never panics, but it will land at one end of the order and distort results.
@@ -19,62 +18,37 @@ use std::fmt;
 
 /// Descriptive statistics of one set of samples.
 ///
-/// Percentiles use linear interpolation between order statistics (the
-/// "type 7" definition that NumPy uses by default): for sorted samples
-/// `x[0..n]` and quantile `q`, let `h = (n - 1) q`; the result is
-/// `x[floor(h)] + (h - floor(h)) (x[floor(h) + 1] - x[floor(h)])`. With this
-/// definition `p50` is the usual median (mean of the two middle values for
-/// even `n`).
+/// Percentiles interpolate linearly between order statistics (NumPy's default, "type 7"): for
+/// sorted `x[0..n]` and quantile `q`, with `h = (n - 1) q`, the value is
+/// `x[floor(h)] + (h - floor(h)) (x[floor(h) + 1] - x[floor(h)])`, so `p50` is the usual median.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
-    /// Number of samples.
     pub n: usize,
-    /// Median.
     pub p50: f64,
-    /// 90th percentile.
     pub p90: f64,
-    /// Arithmetic mean.
     pub mean: f64,
-    /// Smallest sample.
     pub min: f64,
-    /// Largest sample.
     pub max: f64,
     /// Sample standard deviation (divides by `n - 1`); 0 for a single sample.
     pub stdev: f64,
 }
 
 impl Summary {
-    /// Summarises `samples`.
-    ///
-    /// # Panics
-    /// Panics if `samples` is empty; use [`Summary::try_from_samples`] when
-    /// the input may be empty (for example a result that recorded an error).
-    pub fn from_samples(samples: &[f64]) -> Summary {
-        Self::try_from_samples(samples).expect("Summary::from_samples needs at least one sample")
-    }
-
     /// Summarises `samples`, or returns `None` when there are none.
     pub fn try_from_samples(samples: &[f64]) -> Option<Summary> {
-        if samples.is_empty() {
-            return None;
-        }
         let sorted = sorted_copy(samples);
-        let n = sorted.len();
-        let mean = sorted.iter().sum::<f64>() / n as f64;
-        let stdev = if n > 1 {
-            let ss: f64 = sorted.iter().map(|x| (x - mean) * (x - mean)).sum();
-            (ss / (n - 1) as f64).sqrt()
-        } else {
-            0.0
-        };
+        let (&min, &max) = (sorted.first()?, sorted.last()?);
+        let (n, nf) = (sorted.len(), sorted.len() as f64);
+        let mean = sorted.iter().sum::<f64>() / nf;
+        let ss: f64 = sorted.iter().map(|x| (x - mean) * (x - mean)).sum();
         Some(Summary {
             n,
             p50: percentile_sorted(&sorted, 0.5),
             p90: percentile_sorted(&sorted, 0.9),
             mean,
-            min: sorted[0],
-            max: sorted[n - 1],
-            stdev,
+            min,
+            max,
+            stdev: if n > 1 { (ss / (nf - 1.0)).sqrt() } else { 0.0 },
         })
     }
 }
@@ -85,26 +59,16 @@ fn sorted_copy(samples: &[f64]) -> Vec<f64> {
     v
 }
 
-/// Quantile `q` (in `[0, 1]`, clamped) of already-sorted data, by linear
-/// interpolation between order statistics (see [`Summary`]).
+/// Quantile `q` (in `[0, 1]`, clamped) of already-sorted data (see [`Summary`]).
 ///
 /// # Panics
 /// Panics if `sorted` is empty.
 pub fn percentile_sorted(sorted: &[f64], q: f64) -> f64 {
     assert!(!sorted.is_empty(), "percentile of an empty slice");
-    let q = q.clamp(0.0, 1.0);
-    let h = (sorted.len() - 1) as f64 * q;
+    let h = (sorted.len() - 1) as f64 * q.clamp(0.0, 1.0);
     let lo = h.floor() as usize;
     let hi = (lo + 1).min(sorted.len() - 1);
     sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
-}
-
-/// Quantile `q` of unsorted data; see [`percentile_sorted`].
-///
-/// # Panics
-/// Panics if `samples` is empty.
-pub fn percentile(samples: &[f64], q: f64) -> f64 {
-    percentile_sorted(&sorted_copy(samples), q)
 }
 
 /// Median of unsorted data (mean of the middle two for even length).
@@ -112,29 +76,24 @@ pub fn percentile(samples: &[f64], q: f64) -> f64 {
 /// # Panics
 /// Panics if `samples` is empty.
 pub fn median(samples: &[f64]) -> f64 {
-    percentile(samples, 0.5)
+    percentile_sorted(&sorted_copy(samples), 0.5)
 }
 
-/// A ratio of medians with a bootstrap confidence interval.
+/// `median(new) / median(old)` (for latencies, > 1: the new code is slower) and the bounds of
+/// its 95% percentile-bootstrap interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RatioCi {
-    /// Point estimate: `median(new) / median(old)`. For latencies, > 1 means
-    /// the new code is slower.
     pub ratio: f64,
-    /// Lower bound of the 95% percentile-bootstrap interval.
     pub lo: f64,
-    /// Upper bound of the 95% percentile-bootstrap interval.
     pub hi: f64,
 }
 
-/// `median(new) / median(old)` with a 95% percentile-bootstrap confidence
-/// interval.
+/// `median(new) / median(old)` with a 95% percentile-bootstrap confidence interval.
 ///
-/// Each of `resamples` rounds draws `old.len()` values from `old` and
-/// `new.len()` values from `new`, with replacement and independently, and
-/// records the ratio of the resampled medians; the interval is the 2.5th and
-/// 97.5th percentile of those ratios. The generator is [`StdRng`] seeded with
-/// `seed`, so the result is reproducible for a given seed and build. With
+/// Each of `resamples` rounds draws `old.len()` values from `old` and `new.len()` values from
+/// `new`, with replacement and independently, and records the ratio of the resampled medians;
+/// the interval is the 2.5th and 97.5th percentile of those ratios. The generator is [`StdRng`]
+/// seeded with `seed`, so the result is reproducible for a given seed and build. With
 /// `resamples == 0` the interval collapses to the point estimate.
 ///
 /// # Panics
@@ -145,27 +104,20 @@ pub fn bootstrap_median_ratio(old: &[f64], new: &[f64], resamples: usize, seed: 
         "bootstrap_median_ratio needs samples on both sides"
     );
     let ratio = median(new) / median(old);
-    if resamples == 0 {
-        return RatioCi {
-            ratio,
-            lo: ratio,
-            hi: ratio,
-        };
-    }
     let mut rng = StdRng::seed_from_u64(seed);
-    let mut scratch_old = vec![0.0; old.len()];
-    let mut scratch_new = vec![0.0; new.len()];
-    let mut ratios = Vec::with_capacity(resamples);
-    for _ in 0..resamples {
-        let m_old = resampled_median(old, &mut scratch_old, &mut rng);
-        let m_new = resampled_median(new, &mut scratch_new, &mut rng);
-        ratios.push(m_new / m_old);
-    }
+    let (mut scratch_old, mut scratch_new) = (vec![0.0; old.len()], vec![0.0; new.len()]);
+    let mut ratios: Vec<f64> = (0..resamples)
+        .map(|_| {
+            let m_old = resampled_median(old, &mut scratch_old, &mut rng);
+            resampled_median(new, &mut scratch_new, &mut rng) / m_old
+        })
+        .collect();
     ratios.sort_unstable_by(f64::total_cmp);
+    let bound = |q| (!ratios.is_empty()).then(|| percentile_sorted(&ratios, q));
     RatioCi {
         ratio,
-        lo: percentile_sorted(&ratios, 0.025),
-        hi: percentile_sorted(&ratios, 0.975),
+        lo: bound(0.025).unwrap_or(ratio),
+        hi: bound(0.975).unwrap_or(ratio),
     }
 }
 
@@ -180,23 +132,14 @@ fn resampled_median(src: &[f64], scratch: &mut [f64], rng: &mut StdRng) -> f64 {
 /// medians, and selection is linear time.
 fn median_in_place(v: &mut [f64]) -> f64 {
     let n = v.len();
-    let mid = n / 2;
-    let (lower, upper_mid, _) = v.select_nth_unstable_by(mid, f64::total_cmp);
-    let upper_mid = *upper_mid;
+    let (lower, &mut upper_mid, _) = v.select_nth_unstable_by(n / 2, f64::total_cmp);
     if n % 2 == 1 {
-        upper_mid
-    } else {
-        // Everything left of `mid` is <= v[mid]; its maximum is the lower
-        // middle element.
-        let lower_mid = lower
-            .iter()
-            .copied()
-            .max_by(f64::total_cmp)
-            .unwrap_or(upper_mid);
-        // Same arithmetic as `percentile_sorted` at q = 0.5, so both agree
-        // to the last bit.
-        lower_mid + 0.5 * (upper_mid - lower_mid)
+        return upper_mid;
     }
+    // Everything left of the middle is <= it; its maximum is the lower middle element.
+    let lower_mid = lower.iter().copied().max_by(f64::total_cmp).unwrap();
+    // Same arithmetic as `percentile_sorted` at q = 0.5, so both agree to the last bit.
+    lower_mid + 0.5 * (upper_mid - lower_mid)
 }
 
 /// Standard normal survival function, `P(Z > x)`. statrs computes it from `erfc`, which keeps
@@ -236,55 +179,30 @@ pub struct MannWhitney {
 /// `sigma = 0`) give `z = 0` and `p = 1`: there is no evidence of a
 /// difference.
 pub fn mann_whitney_u(a: &[f64], b: &[f64]) -> MannWhitney {
-    let (na, nb) = (a.len(), b.len());
-    if na == 0 || nb == 0 {
-        return MannWhitney {
-            u: 0.0,
-            z: 0.0,
-            p_value: 1.0,
-        };
-    }
-    let mut pooled: Vec<(f64, bool)> = a
-        .iter()
-        .map(|&x| (x, true))
-        .chain(b.iter().map(|&x| (x, false)))
-        .collect();
+    let mut pooled: Vec<(f64, bool)> = a.iter().map(|&x| (x, true)).collect();
+    pooled.extend(b.iter().map(|&x| (x, false)));
     pooled.sort_unstable_by(|p, q| p.0.total_cmp(&q.0));
-
-    let n = pooled.len();
-    let mut rank_sum_a = 0.0;
-    let mut tie_term = 0.0;
-    let mut i = 0;
-    while i < n {
-        let mut j = i + 1;
-        while j < n && pooled[j].0 == pooled[i].0 {
-            j += 1;
-        }
-        // Ranks are 1-based; a tie group spanning positions i..j shares the
-        // average rank (i + 1 + j) / 2.
-        let avg_rank = (i + 1 + j) as f64 / 2.0;
-        let in_a = pooled[i..j].iter().filter(|p| p.1).count();
-        rank_sum_a += avg_rank * in_a as f64;
-        let t = (j - i) as f64;
+    let (mut rank_sum_a, mut tie_term, mut start) = (0.0, 0.0, 0);
+    for group in pooled.chunk_by(|p, q| p.0 == q.0) {
+        // Ranks are 1-based; the tie group at positions start..end shares their average rank.
+        let end = start + group.len();
+        let in_a = group.iter().filter(|p| p.1).count();
+        rank_sum_a += (start + 1 + end) as f64 / 2.0 * in_a as f64;
+        let t = group.len() as f64;
         tie_term += t * t * t - t;
-        i = j;
+        start = end;
     }
-
-    let (na_f, nb_f, n_f) = (na as f64, nb as f64, n as f64);
-    let u = rank_sum_a - na_f * (na_f + 1.0) / 2.0;
-    let mu = na_f * nb_f / 2.0;
-    let var = na_f * nb_f / 12.0 * ((n_f + 1.0) - tie_term / (n_f * (n_f - 1.0)));
-    if var <= 0.0 {
-        return MannWhitney {
-            u,
-            z: 0.0,
-            p_value: 1.0,
-        };
-    }
-    let diff = u - mu;
-    let corrected = (diff.abs() - 0.5).max(0.0);
-    let z = corrected.copysign(diff) / var.sqrt();
-    let p_value = (2.0 * normal_sf(z.abs())).min(1.0);
+    let (na, nb, n) = (a.len() as f64, b.len() as f64, pooled.len() as f64);
+    let u = rank_sum_a - na * (na + 1.0) / 2.0;
+    let var = na * nb / 12.0 * ((n + 1.0) - tie_term / (n * (n - 1.0)));
+    // An empty side makes var 0 or NaN (0/0 for a single pooled value): not `> 0` either way.
+    let (z, p_value) = if var > 0.0 {
+        let diff = u - na * nb / 2.0;
+        let z = (diff.abs() - 0.5).max(0.0).copysign(diff) / var.sqrt();
+        (z, (2.0 * normal_sf(z.abs())).min(1.0))
+    } else {
+        (0.0, 1.0)
+    };
     MannWhitney { u, z, p_value }
 }
 
@@ -302,69 +220,42 @@ pub fn cliffs_delta(a: &[f64], b: &[f64]) -> f64 {
     let mut net: i64 = 0;
     for &y in b {
         let below = sorted_a.partition_point(|&x| x < y);
-        let not_above = sorted_a.partition_point(|&x| x <= y);
-        let above = sorted_a.len() - not_above;
+        let above = sorted_a.len() - sorted_a.partition_point(|&x| x <= y);
         net += below as i64 - above as i64;
     }
     net as f64 / (a.len() as f64 * b.len() as f64)
 }
 
-/// Conventional size label for a Cliff's delta (Romano et al. thresholds).
+/// Conventional size label for a Cliff's delta; lower-case in tables and JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CliffsMagnitude {
-    /// `|delta| < 0.147`.
     Negligible,
-    /// `0.147 <= |delta| < 0.33`.
     Small,
-    /// `0.33 <= |delta| < 0.474`.
     Medium,
-    /// `|delta| >= 0.474`.
     Large,
 }
 
 impl CliffsMagnitude {
-    /// Classifies `delta` by its absolute value.
+    /// Classifies `delta` by its absolute value (Romano et al. thresholds).
     pub fn of(delta: f64) -> CliffsMagnitude {
-        let d = delta.abs();
-        if d < 0.147 {
-            CliffsMagnitude::Negligible
-        } else if d < 0.33 {
-            CliffsMagnitude::Small
-        } else if d < 0.474 {
-            CliffsMagnitude::Medium
-        } else {
-            CliffsMagnitude::Large
-        }
-    }
-
-    /// Lower-case name, as used in tables and JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CliffsMagnitude::Negligible => "negligible",
-            CliffsMagnitude::Small => "small",
-            CliffsMagnitude::Medium => "medium",
-            CliffsMagnitude::Large => "large",
+        match delta.abs() {
+            d if d < 0.147 => CliffsMagnitude::Negligible,
+            d if d < 0.33 => CliffsMagnitude::Small,
+            d if d < 0.474 => CliffsMagnitude::Medium,
+            _ => CliffsMagnitude::Large,
         }
     }
 }
 
-impl fmt::Display for CliffsMagnitude {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Cliff's delta together with its size label.
+/// Cliff's delta of new relative to old (positive: new is slower) and its size label.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Cliffs {
-    /// Cliff's delta of new relative to old (positive: new is slower).
     pub delta: f64,
-    /// Size label of `delta`.
     pub magnitude: CliffsMagnitude,
 }
 
-/// Outcome of comparing two latency sample sets.
+/// Outcome of comparing two latency sample sets; lower-case in tables and JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
@@ -376,33 +267,30 @@ pub enum Verdict {
     Unchanged,
 }
 
-impl Verdict {
-    /// Lower-case name, as used in tables and JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Improved => "improved",
-            Verdict::Regressed => "regressed",
-            Verdict::Unchanged => "unchanged",
-        }
+/// The lower-case variant name, the same as serde's (`rename_all = "lowercase"`).
+fn lower_case_name(value: &impl fmt::Debug, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    f.write_str(&format!("{value:?}").to_lowercase())
+}
+
+impl fmt::Display for CliffsMagnitude {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        lower_case_name(self, f)
     }
 }
 
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        lower_case_name(self, f)
     }
 }
 
 /// Everything [`judge`] computed, so that reports can show why it decided.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Judgement {
-    /// The decision.
     pub verdict: Verdict,
-    /// `median(new) / median(old)` with its bootstrap interval.
     pub ratio_ci: RatioCi,
     /// Mann-Whitney test of old against new.
     pub mw: MannWhitney,
-    /// Cliff's delta of new relative to old.
     pub cliffs: Cliffs,
 }
 
@@ -416,8 +304,7 @@ pub const DEFAULT_THRESHOLD: f64 = 0.03;
 /// Default significance level for [`judge`].
 pub const DEFAULT_ALPHA: f64 = 0.05;
 
-/// Decides whether `new_ms` latencies regressed, improved or stayed put
-/// relative to `old_ms`.
+/// Decides whether `new_ms` latencies regressed, improved or stayed put relative to `old_ms`.
 ///
 /// With `r = median(new) / median(old)`, its 95% bootstrap interval
 /// `[lo, hi]` ([`bootstrap_median_ratio`] with [`JUDGE_RESAMPLES`] rounds and
@@ -426,10 +313,9 @@ pub const DEFAULT_ALPHA: f64 = 0.05;
 /// * **Improved** iff `r < 1 - threshold` and `hi < 1` and `p < alpha`;
 /// * **Unchanged** otherwise.
 ///
-/// Requiring all three keeps the gate quiet for effects that are large but
-/// noisy (wide interval), and for effects that are consistent but too small
-/// to matter (ratio inside the threshold). Cliff's delta is reported for
-/// context only and does not influence the verdict.
+/// Requiring all three keeps the gate quiet for effects that are large but noisy (wide interval),
+/// and for effects that are consistent but too small to matter (ratio inside the threshold).
+/// Cliff's delta is reported for context only and does not influence the verdict.
 ///
 /// # Panics
 /// Panics if either sample set is empty.
@@ -445,14 +331,13 @@ pub fn judge(old_ms: &[f64], new_ms: &[f64], threshold: f64, alpha: f64, seed: u
     } else {
         Verdict::Unchanged
     };
+    let magnitude = CliffsMagnitude::of(delta);
+    let cliffs = Cliffs { delta, magnitude };
     Judgement {
         verdict,
         ratio_ci,
         mw,
-        cliffs: Cliffs {
-            delta,
-            magnitude: CliffsMagnitude::of(delta),
-        },
+        cliffs,
     }
 }
 
@@ -461,10 +346,7 @@ mod tests {
     use super::*;
 
     fn close(a: f64, b: f64, rel: f64) -> bool {
-        if a == b {
-            return true;
-        }
-        (a - b).abs() <= rel * a.abs().max(b.abs())
+        a == b || (a - b).abs() <= rel * a.abs().max(b.abs())
     }
 
     /// Noisy latencies around `center`, deterministic per seed.
@@ -477,39 +359,24 @@ mod tests {
 
     #[test]
     fn summary_known_values() {
-        let s = Summary::from_samples(&[4.0, 1.0, 3.0, 2.0]);
-        assert_eq!(s.n, 4);
-        assert_eq!(s.p50, 2.5);
-        // h = 3 * 0.9 = 2.7 -> 3 + 0.7 * (4 - 3)
-        assert!(close(s.p90, 3.7, 1e-15));
-        assert_eq!(s.mean, 2.5);
-        assert_eq!(s.min, 1.0);
-        assert_eq!(s.max, 4.0);
-        // sum of squared deviations = 5, / 3
-        assert!(close(s.stdev, (5.0f64 / 3.0).sqrt(), 1e-15));
-    }
-
-    #[test]
-    fn summary_odd_and_single() {
-        let s = Summary::from_samples(&[10.0, 30.0, 20.0, 50.0, 40.0]);
-        assert_eq!(s.p50, 30.0);
+        let summary = |v: &[f64]| Summary::try_from_samples(v).unwrap();
+        let s = summary(&[4.0, 1.0, 3.0, 2.0]);
+        // p90: h = 3 * 0.9 = 2.7 -> 3 + 0.7 * (4 - 3); stdev: squared deviations sum to 5, / 3.
+        assert_eq!((s.n, s.p50, s.mean, s.min, s.max), (4, 2.5, 2.5, 1.0, 4.0));
+        assert!(close(s.p90, 3.7, 1e-15) && close(s.stdev, (5.0f64 / 3.0).sqrt(), 1e-15));
+        let s = summary(&[10.0, 30.0, 20.0, 50.0, 40.0]);
         // h = 4 * 0.9 = 3.6 -> 40 + 0.6 * 10
-        assert!(close(s.p90, 46.0, 1e-15));
-        assert!(close(s.stdev, 250.0f64.sqrt(), 1e-15));
-        let one = Summary::from_samples(&[7.0]);
+        assert_eq!(s.p50, 30.0);
+        assert!(close(s.p90, 46.0, 1e-15) && close(s.stdev, 250.0f64.sqrt(), 1e-15));
+        let one = summary(&[7.0]);
         assert_eq!(
             (one.p50, one.p90, one.stdev, one.min, one.max),
             (7.0, 7.0, 0.0, 7.0, 7.0)
         );
         assert!(Summary::try_from_samples(&[]).is_none());
-    }
-
-    #[test]
-    fn percentile_endpoints() {
-        let v = [1.0, 2.0, 3.0];
-        assert_eq!(percentile(&v, 0.0), 1.0);
-        assert_eq!(percentile(&v, 1.0), 3.0);
-        assert_eq!(percentile(&v, 0.25), 1.5);
+        for (q, want) in [(0.0, 1.0), (1.0, 3.0), (0.25, 1.5), (-1.0, 1.0), (2.0, 3.0)] {
+            assert_eq!(percentile_sorted(&[1.0, 2.0, 3.0], q), want, "q = {q}");
+        }
         assert_eq!(median(&[5.0, 1.0]), 3.0);
     }
 
@@ -525,35 +392,25 @@ mod tests {
 
     #[test]
     fn normal_tail_matches_libm() {
-        // Reference values of erfc from CPython's math.erfc (the platform libm);
-        // erfc(x) = 2 P(Z > x sqrt(2)). statrs's rational approximations hold about 1e-10
-        // relative error, far finer than any p-value the gate compares with alpha.
-        let table = [
-            (-3.0, 1.9999779095030015),
-            (-1.0, 1.842700792949715),
-            (-0.3, 1.3286267594591274),
-            (0.0, 1.0),
-            (0.001, 0.9988716212090307),
-            (0.1, 0.8875370839817152),
-            (0.5, 0.4795001221869535),
-            (1.0, 0.15729920705028513),
-            (1.5, 0.033894853524689274),
-            (2.0, 0.004677734981047265),
-            (2.49, 0.000429287867733913),
-            (2.5, 0.0004069520174449589),
-            (2.51, 0.0003857054817242798),
-            (3.0, 2.2090496998585438e-05),
-            (4.0, 1.541725790028002e-08),
-            (5.0, 1.5374597944280351e-12),
-            (6.0, 2.1519736712498916e-17),
-            (8.0, 1.1224297172982928e-29),
-            (10.0, 2.088487583762545e-45),
-            (20.0, 5.3958656116079005e-176),
-            (26.0, 5.663192408856143e-296),
-        ];
+        // Reference values of erfc from CPython's math.erfc (the platform libm); erfc(x) = 2 P(Z >
+        // x sqrt(2)). statrs's rational approximations hold about 1e-10 relative error, far finer
+        // than any p-value the gate compares with alpha. (x, erfc(x)) pairs.
+        let table = "-3.0 1.9999779095030015    -1.0 1.842700792949715     -0.3 1.3286267594591274
+                      0.0 1.0                  0.001 0.9988716212090307     0.1 0.8875370839817152
+                      0.5 0.4795001221869535     1.0 0.15729920705028513    1.5 0.033894853524689274
+                      2.0 0.004677734981047265  2.49 0.000429287867733913   2.5 0.0004069520174449589
+                     2.51 0.0003857054817242798  3.0 2.2090496998585438e-05 4.0 1.541725790028002e-08
+                      5.0 1.5374597944280351e-12 6.0 2.1519736712498916e-17 8.0 1.1224297172982928e-29
+                     10.0 2.088487583762545e-45 20.0 5.3958656116079005e-176
+                     26.0 5.663192408856143e-296";
+        let numbers: Vec<f64> = table
+            .split_whitespace()
+            .map(|t| t.parse().unwrap())
+            .collect();
+        assert_eq!(numbers.len(), 2 * 21);
         let erfc = |x: f64| 2.0 * normal_sf(x * std::f64::consts::SQRT_2);
-        for (x, want) in table {
-            let got = erfc(x);
+        for pair in numbers.chunks(2) {
+            let (x, want, got) = (pair[0], pair[1], erfc(pair[0]));
             assert!(close(got, want, 1e-9), "erfc({x}) = {got}, want {want}");
         }
         assert_eq!(erfc(40.0), 0.0);
@@ -575,82 +432,83 @@ mod tests {
     //                          alternative="two-sided", method="asymptotic").
 
     #[test]
-    fn mann_whitney_fully_separated() {
+    fn mann_whitney_matches_scipy() {
+        // (a, b, U of a, two-sided p) with p from scipy.stats.mannwhitneyu(a, b,
+        // use_continuity=True, alternative="two-sided", method="asymptotic").
+        let cases: [(&[f64], &[f64], f64, f64); 3] = [
+            (
+                &[1.0, 2.0, 3.0, 4.0, 5.0],
+                &[6.0, 7.0, 8.0, 9.0, 10.0],
+                0.0,
+                0.012185780355344813,
+            ),
+            (
+                &[1.0, 2.0, 2.0, 3.0, 3.0, 3.0, 4.0],
+                &[2.0, 3.0, 3.0, 4.0, 4.0, 5.0, 5.0, 6.0],
+                11.0,
+                0.04988443697992588,
+            ),
+            (
+                &[1.1, 2.3, 0.7, 4.4, 3.3, 2.2, 5.1, 0.9],
+                &[2.5, 3.9, 4.8, 6.0, 1.2, 5.5, 7.1],
+                11.0,
+                0.05619711191879385,
+            ),
+        ];
+        for (a, b, u, p) in cases {
+            let r = mann_whitney_u(a, b);
+            assert!(r.u == u && r.z < 0.0 && close(r.p_value, p, 1e-9), "{r:?}");
+            // Swapping the sides mirrors U and z but not p.
+            let s = mann_whitney_u(b, a);
+            assert_eq!(s.u, (a.len() * b.len()) as f64 - u);
+            assert!(close(s.z, -r.z, 1e-12) && close(s.p_value, r.p_value, 1e-12));
+        }
+        // By hand for the first: mu = 12.5, sigma^2 = 25/12 * 11, z = -(12.5 - 0.5)/sigma.
+        let r = mann_whitney_u(cases[0].0, cases[0].1);
+        assert!(close(r.z, -12.0 / (25.0f64 / 12.0 * 11.0).sqrt(), 1e-12));
         let a = [1.0, 2.0, 3.0, 4.0, 5.0];
-        let b = [6.0, 7.0, 8.0, 9.0, 10.0];
-        let r = mann_whitney_u(&a, &b);
-        assert_eq!(r.u, 0.0);
-        // By hand: mu = 12.5, sigma^2 = 25/12 * 11, z = -(12.5 - 0.5)/sigma.
-        let z = -12.0 / (25.0f64 / 12.0 * 11.0).sqrt();
-        assert!(close(r.z, z, 1e-12));
-        assert!(close(r.p_value, 0.012185780355344813, 1e-9), "{r:?}");
-        // Swapping the sides mirrors U and z but not p.
-        let s = mann_whitney_u(&b, &a);
-        assert_eq!(s.u, 25.0);
-        assert!(close(s.z, -z, 1e-12));
-        assert!(close(s.p_value, r.p_value, 1e-12));
-    }
-
-    #[test]
-    fn mann_whitney_identical_samples() {
-        let a = [1.0, 2.0, 3.0, 4.0, 5.0];
-        let r = mann_whitney_u(&a, &a);
-        assert_eq!(r.u, 12.5);
-        assert_eq!(r.z, 0.0);
-        assert_eq!(r.p_value, 1.0);
-        let constant = mann_whitney_u(&[2.0; 4], &[2.0; 6]);
-        assert_eq!(constant.p_value, 1.0);
+        let same = mann_whitney_u(&a, &a);
+        assert_eq!((same.u, same.z, same.p_value), (12.5, 0.0, 1.0));
+        assert_eq!(mann_whitney_u(&[2.0; 4], &[2.0; 6]).p_value, 1.0);
         assert_eq!(mann_whitney_u(&[], &[1.0]).p_value, 1.0);
     }
 
     #[test]
-    fn mann_whitney_with_ties() {
-        let a = [1.0, 2.0, 2.0, 3.0, 3.0, 3.0, 4.0];
-        let b = [2.0, 3.0, 3.0, 4.0, 4.0, 5.0, 5.0, 6.0];
-        let r = mann_whitney_u(&a, &b);
-        assert_eq!(r.u, 11.0);
-        assert!(r.z < 0.0);
-        assert!(close(r.p_value, 0.04988443697992588, 1e-9), "{r:?}");
-    }
-
-    #[test]
-    fn mann_whitney_mixed() {
-        let a = [1.1, 2.3, 0.7, 4.4, 3.3, 2.2, 5.1, 0.9];
-        let b = [2.5, 3.9, 4.8, 6.0, 1.2, 5.5, 7.1];
-        let r = mann_whitney_u(&a, &b);
-        assert_eq!(r.u, 11.0);
-        assert!(close(r.p_value, 0.05619711191879385, 1e-9), "{r:?}");
-    }
-
-    #[test]
     fn cliffs_delta_conventions() {
-        assert_eq!(cliffs_delta(&[1.0, 2.0], &[3.0, 4.0]), 1.0);
-        assert_eq!(cliffs_delta(&[3.0, 4.0], &[1.0, 2.0]), -1.0);
-        assert_eq!(cliffs_delta(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0]), 0.0);
-        // Pairs for b = 2 against a = {1, 2, 3}: one above, one tie, one below;
-        // b = 4: three above. (1 - 1 + 3) / 6.
-        assert_eq!(cliffs_delta(&[1.0, 2.0, 3.0], &[2.0, 4.0]), 0.5);
-        assert_eq!(cliffs_delta(&[], &[1.0]), 0.0);
-    }
-
-    #[test]
-    fn cliffs_delta_agrees_with_u() {
+        let cases: [(&[f64], &[f64], f64); 5] = [
+            (&[1.0, 2.0], &[3.0, 4.0], 1.0),
+            (&[3.0, 4.0], &[1.0, 2.0], -1.0),
+            (&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0], 0.0),
+            // b = 2 against a = {1, 2, 3}: one above, one tie, one below; b = 4: three above.
+            (&[1.0, 2.0, 3.0], &[2.0, 4.0], (1.0 - 1.0 + 3.0) / 6.0),
+            (&[], &[1.0], 0.0),
+        ];
+        for (a, b, want) in cases {
+            assert_eq!(cliffs_delta(a, b), want, "{a:?} {b:?}");
+        }
         // delta(a, b) = (#b>a - #b<a)/(na nb) = 1 - 2 U_a / (na nb).
         let a = [1.1, 2.3, 0.7, 4.4, 3.3, 2.2, 5.1, 0.9, 2.3];
         let b = [2.5, 3.9, 4.8, 2.3, 1.2, 5.5, 7.1];
         let u = mann_whitney_u(&a, &b).u;
         let d = cliffs_delta(&a, &b);
         assert!(close(d, 1.0 - 2.0 * u / (a.len() * b.len()) as f64, 1e-12));
-    }
-
-    #[test]
-    fn cliffs_magnitude_thresholds() {
-        assert_eq!(CliffsMagnitude::of(0.0), CliffsMagnitude::Negligible);
-        assert_eq!(CliffsMagnitude::of(-0.146), CliffsMagnitude::Negligible);
-        assert_eq!(CliffsMagnitude::of(0.147), CliffsMagnitude::Small);
-        assert_eq!(CliffsMagnitude::of(-0.33), CliffsMagnitude::Medium);
-        assert_eq!(CliffsMagnitude::of(0.474), CliffsMagnitude::Large);
-        assert_eq!(CliffsMagnitude::of(-1.0).as_str(), "large");
+        use CliffsMagnitude::{Large, Medium, Negligible, Small};
+        for (delta, want) in [
+            (0.0, Negligible),
+            (-0.146, Negligible),
+            (0.147, Small),
+            (-0.33, Medium),
+            (0.474, Large),
+            (-1.0, Large),
+        ] {
+            assert_eq!(CliffsMagnitude::of(delta), want, "{delta}");
+        }
+        assert_eq!(Large.to_string(), "large");
+        assert_eq!(
+            serde_json::to_string(&Verdict::Regressed).unwrap(),
+            "\"regressed\""
+        );
+        assert_eq!(Verdict::Regressed.to_string(), "regressed");
     }
 
     #[test]
@@ -678,32 +536,20 @@ mod tests {
     #[test]
     fn judge_verdicts() {
         let old = noisy(1.0, 100, 0.04, 10);
-        let same = noisy(1.0, 100, 0.04, 11);
-        let slower = noisy(1.10, 100, 0.04, 12);
-        let faster = noisy(0.90, 100, 0.04, 13);
-        let slightly = noisy(1.01, 100, 0.04, 14);
-
-        assert_eq!(judge(&old, &old, 0.03, 0.05, 1).verdict, Verdict::Unchanged);
-        assert_eq!(
-            judge(&old, &same, 0.03, 0.05, 1).verdict,
-            Verdict::Unchanged
-        );
-        let j = judge(&old, &slower, 0.03, 0.05, 1);
+        let j = judge(&old, &noisy(1.10, 100, 0.04, 12), 0.03, 0.05, 1);
         assert_eq!(j.verdict, Verdict::Regressed, "{j:?}");
         assert!(j.cliffs.delta > 0.9 && j.cliffs.magnitude == CliffsMagnitude::Large);
-        assert_eq!(
-            judge(&old, &faster, 0.03, 0.05, 1).verdict,
-            Verdict::Improved
-        );
-        // Real but below the threshold.
-        assert_eq!(
-            judge(&old, &slightly, 0.03, 0.05, 1).verdict,
-            Verdict::Unchanged
-        );
+        for (new, want) in [
+            (old.clone(), Verdict::Unchanged),
+            (noisy(1.0, 100, 0.04, 11), Verdict::Unchanged),
+            (noisy(0.90, 100, 0.04, 13), Verdict::Improved),
+            // Real but below the threshold.
+            (noisy(1.01, 100, 0.04, 14), Verdict::Unchanged),
+        ] {
+            assert_eq!(judge(&old, &new, 0.03, 0.05, 1).verdict, want);
+        }
         // Large but with too few samples to be significant.
-        assert_eq!(
-            judge(&[1.0, 1.2], &[1.3, 1.1], 0.03, 0.05, 1).verdict,
-            Verdict::Unchanged
-        );
+        let j = judge(&[1.0, 1.2], &[1.3, 1.1], 0.03, 0.05, 1);
+        assert_eq!(j.verdict, Verdict::Unchanged);
     }
 }

@@ -8,12 +8,11 @@ use std::process::Command;
 use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use flashattn::{DispatchRow, KernelChoice};
-use flashattn_bench::SCHEMA_VERSION;
 use flashattn_bench::gpu::{Gpu, Protocol, configs_for, dtype_of, params_of};
 use flashattn_bench::output::Align::{Left, Right};
-use flashattn_bench::output::{side_by_side, text_table, to_csv, to_markdown};
+use flashattn_bench::output::{SideBySideRow, side_by_side, text_table, to_csv, to_markdown};
 use flashattn_bench::report::{
-    BenchResult, MODE_COLD, MODE_EVENTS, MODE_GRAPH, Report, Shape, TOOL_RUST,
+    BenchResult, MODE_COLD, MODE_EVENTS, MODE_GRAPH, Report, SCHEMA_VERSION, Shape, TOOL_RUST,
 };
 use flashattn_bench::suites::{SuiteFile, SuiteShape, parse_suite_name, suites_entries};
 
@@ -110,13 +109,22 @@ fn entries(suites: &SuiteArgs) -> Vec<SuiteShape> {
 
 /// The GPU and the launch layer's facts about it (which configurations it can run).
 fn open_gpu() -> Option<(Gpu, flashattn::DeviceFacts)> {
-    match Gpu::open(0).and_then(|g| Ok((g.facts()?.as_ref().clone(), g))) {
-        Ok((facts, g)) => Some((g, facts)),
-        Err(e) => {
-            println!("no usable GPU: {e}");
-            None
-        }
-    }
+    let gpu = Gpu::open(0).and_then(|g| Ok((g.facts()?.as_ref().clone(), g)));
+    let (facts, gpu) = gpu.inspect_err(|e| println!("no usable GPU: {e}")).ok()?;
+    Some((gpu, facts))
+}
+
+/// One progress line: `[i/n] shape what p50 ... ms ... TFLOP/s`.
+fn progress(i: usize, n: usize, shape: &Shape, what: &str, r: &BenchResult) -> String {
+    let (p50, tflops) = (
+        r.summary.map_or(f64::NAN, |s| s.p50),
+        r.tflops.unwrap_or(f64::NAN),
+    );
+    let key = shape.key();
+    format!(
+        "[{}/{n}] {key:<36} {what} p50 {p50:>9.4} ms {tflops:>7.1} TFLOP/s",
+        i + 1
+    )
 }
 
 fn run(args: &RunArgs) -> i32 {
@@ -133,54 +141,37 @@ fn run(args: &RunArgs) -> i32 {
     let mut report = Report::new(TOOL_RUST, gpu.device());
     let command_line: Vec<String> = std::env::args().skip(1).collect();
     report.command = Some(format!("flashattn-bench {}", command_line.join(" ")));
+    let commit_file = || std::fs::read_to_string("dist/gpu/COMMIT").ok();
     report.commit = option_env!("FLASHATTN_COMMIT")
         .map(str::to_string)
-        .or_else(|| {
-            std::fs::read_to_string("dist/gpu/COMMIT")
-                .ok()
-                .map(|s| s.trim().to_string())
-        });
+        .or_else(|| commit_file().map(|s| s.trim().to_string()));
     for (i, e) in entries.iter().enumerate() {
-        let choices: Vec<(KernelChoice, String)> = match args.kernel.as_str() {
-            "auto" => vec![(KernelChoice::Auto, "flashattn".to_string())],
-            "all" => std::iter::once((KernelChoice::Auto, "flashattn".to_string()))
-                .chain(
-                    configs_for(&e.shape, &facts)
-                        .into_iter()
-                        .map(|c| (KernelChoice::Id(c.id), format!("flashattn[{}]", c.name))),
-                )
-                .collect(),
+        let mut choices = match args.kernel.as_str() {
+            "auto" | "all" => vec![(KernelChoice::Auto, "flashattn".to_string())],
             name => vec![(
-                KernelChoice::Named(name.to_string()),
+                KernelChoice::Named(name.into()),
                 format!("flashattn[{name}]"),
             )],
         };
-        // --label renames our results, e.g. to compare a forced configuration against a plain
-        // run under the same implementation name (the regression gate's negative control).
-        let choices: Vec<(KernelChoice, String)> = choices
-            .into_iter()
-            .map(|(c, l)| (c, args.label.clone().unwrap_or(l)))
-            .collect();
+        if args.kernel == "all" {
+            let configs = configs_for(&e.shape, &facts).into_iter();
+            choices.extend(
+                configs.map(|c| (KernelChoice::Id(c.id), format!("flashattn[{}]", c.name))),
+            );
+        }
         for (choice, label) in choices {
+            // --label renames our results, e.g. to compare a forced configuration against a
+            // plain run under the same implementation name (the regression gate's negative
+            // control).
+            let label = args.label.clone().unwrap_or(label);
             let results = gpu.bench(&e.suite, &e.shape, &choice, &label, &proto);
             for r in &results {
                 let mut r = r.clone();
                 r.finish(None);
-                let p50 = r.summary.map_or(f64::NAN, |s| s.p50);
-                println!(
-                    "[{}/{}] {:<36} {:<28} {:<6} p50 {:>9.4} ms {:>7.1} TFLOP/s{}",
-                    i + 1,
-                    entries.len(),
-                    e.shape.key(),
-                    label,
-                    r.mode,
-                    p50,
-                    r.tflops.unwrap_or(f64::NAN),
-                    r.error
-                        .as_deref()
-                        .map(|x| format!("  error: {x}"))
-                        .unwrap_or_default()
-                );
+                let what = format!("{label:<28} {:<6}", r.mode);
+                let error = r.error.as_deref().map(|x| format!("  error: {x}"));
+                let line = progress(i, entries.len(), &e.shape, &what, &r);
+                println!("{line}{}", error.unwrap_or_default());
             }
             report.results.extend(results);
         }
@@ -190,11 +181,10 @@ fn run(args: &RunArgs) -> i32 {
 
     if args.baseline == Baseline::Auto {
         match run_sdpa(args, &entries, &proto) {
-            Ok(base) => {
-                for note in report.merge(base) {
-                    println!("merge: {note}");
-                }
-            }
+            Ok(base) => report
+                .merge(base)
+                .iter()
+                .for_each(|n| println!("merge: {n}")),
             Err(e) => println!("SDPA baselines skipped: {e}"),
         }
     }
@@ -264,47 +254,35 @@ fn write_outputs(report: &Report, out: &Path) -> Result<(), String> {
 /// The short table: per shape and mode, our p50 and the best SDPA backend's, the ratios to it
 /// and to the flash backend (FlashAttention-2), and the configuration ours ran.
 fn print_ratios(report: &Report) {
-    let headers = [
-        "shape",
-        "ours p50",
-        "base p50",
-        "speedup",
-        "vs flash",
-        "ours TF/s",
-        "best baseline",
-        "config",
-    ];
+    let headers = "shape|ours p50|base p50|speedup|vs flash|ours TF/s|best baseline|config";
+    let headers: Vec<&str> = headers.split('|').collect();
     let align = [Left, Right, Right, Right, Right, Right, Left, Left];
     for view in side_by_side(report) {
-        let rows: Vec<Vec<String>> = view
-            .rows
-            .iter()
-            .map(|row| {
-                let ours = row.cells.get("flashattn");
-                let p50 = |name: &str| row.cells.get(name).and_then(|c| c.summary).map(|s| s.p50);
-                let ours_p50 = p50("flashattn");
-                let vs_flash = match (p50("sdpa-flash"), ours_p50) {
-                    (Some(f), Some(o)) if o > 0.0 => f / o,
-                    _ => f64::NAN,
-                };
-                let (best_name, best_p50) =
-                    row.best_baseline.clone().unwrap_or(("-".into(), f64::NAN));
-                vec![
-                    row.shape_key.clone(),
-                    format!("{:.4}", ours_p50.unwrap_or(f64::NAN)),
-                    format!("{best_p50:.4}"),
-                    format!(
-                        "{:.3}",
-                        row.speedups.get("flashattn").copied().unwrap_or(f64::NAN)
-                    ),
-                    format!("{vs_flash:.3}"),
-                    format!("{:.1}", ours.and_then(|c| c.tflops).unwrap_or(f64::NAN)),
-                    best_name,
-                    ours.and_then(|c| c.config.clone())
-                        .unwrap_or_else(|| "-".into()),
-                ]
-            })
-            .collect();
+        let row = |row: &SideBySideRow| {
+            let ours = row.cells.get("flashattn");
+            let summary = |name: &str| row.cells.get(name).and_then(|c| c.summary);
+            let p50 = |name: &str| summary(name).map_or(f64::NAN, |s| s.p50);
+            let ours_p50 = p50("flashattn");
+            let vs_flash = if ours_p50 > 0.0 {
+                p50("sdpa-flash") / ours_p50
+            } else {
+                f64::NAN
+            };
+            let (best_name, best_p50) = row.best_baseline.clone().unwrap_or(("-".into(), f64::NAN));
+            let speedup = row.speedups.get("flashattn").copied().unwrap_or(f64::NAN);
+            vec![
+                row.shape_key.clone(),
+                format!("{ours_p50:.4}"),
+                format!("{best_p50:.4}"),
+                format!("{speedup:.3}"),
+                format!("{vs_flash:.3}"),
+                format!("{:.1}", ours.and_then(|c| c.tflops).unwrap_or(f64::NAN)),
+                best_name,
+                ours.and_then(|c| c.config.clone())
+                    .unwrap_or_else(|| "-".into()),
+            ]
+        };
+        let rows: Vec<Vec<String>> = view.rows.iter().map(row).collect();
         println!("\n== mode {} ==", view.mode);
         print!("{}", text_table(&headers, &rows, &align));
     }
@@ -337,32 +315,25 @@ fn tune(args: &TuneArgs) -> i32 {
         let mut best: Option<(String, f64)> = None;
         for c in configs_for(&e.shape, &facts) {
             if !correct_on_slice(&e.shape, c) {
+                let (n, key) = (entries.len(), e.shape.key());
                 println!(
-                    "[{}/{}] {} {}: FAILED correctness, skipped",
+                    "[{}/{n}] {key} {}: FAILED correctness, skipped",
                     i + 1,
-                    entries.len(),
-                    e.shape.key(),
                     c.name
                 );
                 failed = true;
                 continue;
             }
-            let mut r: BenchResult = gpu
-                .bench(&e.suite, &e.shape, &KernelChoice::Id(c.id), c.name, &proto)
+            let choice = KernelChoice::Id(c.id);
+            let mut r = gpu
+                .bench(&e.suite, &e.shape, &choice, c.name, &proto)
                 .remove(0);
             r.finish(None);
             let Some(p50) = r.summary.map(|s| s.p50) else {
                 continue;
             };
-            println!(
-                "[{}/{}] {:<36} {:<28} p50 {:>9.4} ms {:>7.1} TFLOP/s",
-                i + 1,
-                entries.len(),
-                e.shape.key(),
-                c.name,
-                p50,
-                r.tflops.unwrap_or(0.0)
-            );
+            let what = format!("{:<28}", c.name);
+            println!("{}", progress(i, entries.len(), &e.shape, &what, &r));
             if best.as_ref().is_none_or(|(_, b)| p50 < *b) {
                 best = Some((c.name.to_string(), p50));
             }
@@ -405,11 +376,8 @@ fn correct_on_slice(shape: &Shape, c: &flashattn::KernelConfig) -> bool {
         seqlen_k: shape.seqlen_k.min(1024),
         ..shape.clone()
     };
-    let case = flashattn_fuzz::harness::Case::new(
-        dtype_of(shape),
-        params_of(&slice, KernelChoice::Id(c.id)),
-        17,
-    );
+    let params = params_of(&slice, KernelChoice::Id(c.id));
+    let case = flashattn_fuzz::harness::Case::new(dtype_of(shape), params, 17);
     flashattn_fuzz::harness::run_case(&stream, &case).is_ok_and(|o| o.check.pass)
 }
 
@@ -425,22 +393,27 @@ mod tests {
 
     #[test]
     fn mistakes_are_usage_errors_naming_the_problem() {
-        let e = parse(&["run", "--iters", "abc"]).err().expect("rejected");
-        assert_eq!(e.exit_code(), 2);
-        assert!(
-            e.to_string().contains("'abc'") && e.to_string().contains("--iters"),
-            "{e}"
-        );
-        for args in [
-            &["run", "--iters", "0"][..],
-            &["run", "--suite", "seed,nope"],
-            &["run", "--modes", "hot"],
-            &["run", "--baseline", "maybe"],
-            &["tune", "--bogus"],
-            &["frobnicate"],
+        for (args, named) in [
+            (
+                &["run", "--iters", "abc"][..],
+                "'abc' for '--iters <ITERS>'",
+            ),
+            (&["run", "--iters", "0"], "'0' for '--iters <ITERS>'"),
+            (
+                &["run", "--suite", "seed,nope"],
+                "'nope' for '--suite <SUITES>'",
+            ),
+            (&["run", "--modes", "hot"], "'hot' for '--modes <MODES>'"),
+            (
+                &["run", "--baseline", "maybe"],
+                "'maybe' for '--baseline <BASELINE>'",
+            ),
+            (&["tune", "--bogus"], "'--bogus'"),
+            (&["frobnicate"], "'frobnicate'"),
         ] {
             let e = parse(args).err().expect("rejected");
             assert_eq!(e.exit_code(), 2, "{args:?}: {e}");
+            assert!(e.to_string().contains(named), "{e}");
         }
     }
 

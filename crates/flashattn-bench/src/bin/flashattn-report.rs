@@ -8,8 +8,7 @@
 use clap::{Args, Parser};
 use flashattn_bench::compare::{CompareOptions, compare_reports};
 use flashattn_bench::output::{self, ChartOptions};
-use flashattn_bench::report::{MODE_COLD, MODE_EVENTS, MODE_GRAPH, Report};
-use flashattn_bench::stats::{DEFAULT_ALPHA, DEFAULT_THRESHOLD};
+use flashattn_bench::report::Report;
 use flashattn_bench::suites;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -45,18 +44,8 @@ struct Compare {
     old: PathBuf,
     /// The report under test.
     new: PathBuf,
-    /// Relative change of the median below which nothing is flagged.
-    #[arg(long, default_value_t = DEFAULT_THRESHOLD, value_parser = at_least_zero)]
-    threshold: f64,
-    /// Significance level of the Mann-Whitney test, in (0, 1).
-    #[arg(long, default_value_t = DEFAULT_ALPHA, value_parser = probability)]
-    alpha: f64,
-    /// Bootstrap seed.
-    #[arg(long, default_value_t = CompareOptions::default().seed)]
-    seed: u64,
-    /// Only compare results of this timing mode [default: every mode].
-    #[arg(long, value_parser = [MODE_EVENTS, MODE_COLD, MODE_GRAPH])]
-    mode: Option<String>,
+    #[command(flatten)]
+    opts: CompareOptions,
 }
 
 #[derive(Args)]
@@ -75,18 +64,11 @@ struct Table {
 struct Chart {
     /// The report to chart.
     report: PathBuf,
-    /// Only shapes with this head dimension.
-    #[arg(long)]
-    head_dim: usize,
+    #[command(flatten)]
+    opts: ChartOptions,
     /// Where to write the SVG.
     #[arg(long, value_name = "FILE.svg")]
     out: PathBuf,
-    /// Timing mode [default: graph when the report has it, else events].
-    #[arg(long, value_parser = [MODE_EVENTS, MODE_COLD, MODE_GRAPH])]
-    mode: Option<String>,
-    /// Only shapes of this suite; `any` for every non-causal shape.
-    #[arg(long, default_value = "sweep")]
-    suite: String,
 }
 
 #[derive(Args)]
@@ -109,20 +91,6 @@ struct Suites {
     json: bool,
 }
 
-fn at_least_zero(text: &str) -> Result<f64, String> {
-    text.parse()
-        .ok()
-        .filter(|x: &f64| *x >= 0.0)
-        .ok_or_else(|| "must be a number >= 0".into())
-}
-
-fn probability(text: &str) -> Result<f64, String> {
-    text.parse()
-        .ok()
-        .filter(|x: &f64| *x > 0.0 && *x < 1.0)
-        .ok_or_else(|| "must be a number in (0, 1)".into())
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let code = run(&args, &mut std::io::stdout(), &mut std::io::stderr());
@@ -132,32 +100,19 @@ fn main() {
 /// Runs one command line (without the program name) and returns the exit
 /// status; output goes to the given writers so tests can capture it.
 fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let cli = match Cli::try_parse_from(
-        std::iter::once("flashattn-report").chain(args.iter().map(String::as_str)),
-    ) {
-        Ok(cli) => cli,
+    let argv = std::iter::once("flashattn-report").chain(args.iter().map(String::as_str));
+    match Cli::try_parse_from(argv) {
+        Ok(cli) => execute(cli, out, err).unwrap_or_else(|msg| {
+            let _ = writeln!(err, "flashattn-report: {msg}");
+            EXIT_USAGE
+        }),
         Err(e) => {
             // --help goes to stdout with status 0; mistakes to stderr with status 2.
-            let text = e.render().to_string();
-            let _ = if e.use_stderr() {
-                writeln!(err, "{}", text.trim_end())
-            } else {
-                writeln!(out, "{}", text.trim_end())
-            };
-            return e.exit_code();
+            let stream: &mut dyn Write = if e.use_stderr() { err } else { out };
+            let _ = writeln!(stream, "{}", e.render().to_string().trim_end());
+            e.exit_code()
         }
-    };
-    let result = match cli {
-        Cli::Compare(c) => c.run(out, err),
-        Cli::Table(t) => t.run(out),
-        Cli::Chart(c) => c.run(out),
-        Cli::Merge(m) => m.run(out, err),
-        Cli::Suites(s) => s.run(out),
-    };
-    result.unwrap_or_else(|msg| {
-        let _ = writeln!(err, "flashattn-report: {msg}");
-        EXIT_USAGE
-    })
+    }
 }
 
 fn read_report(path: &Path) -> Result<Report, String> {
@@ -170,87 +125,67 @@ fn write_file(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-impl Compare {
-    fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, String> {
-        let (old, new) = (read_report(&self.old)?, read_report(&self.new)?);
-        if old.device.name != new.device.name {
-            let (a, b) = (&old.device.name, &new.device.name);
-            let _ = writeln!(err, "warning: comparing different devices: '{a}' vs '{b}'");
-        }
-        let opts = CompareOptions {
-            threshold: self.threshold,
-            alpha: self.alpha,
-            seed: self.seed,
-            mode: self.mode,
-        };
-        let c = compare_reports(&old, &new, &opts);
-        write!(out, "{}", c.render_text()).map_err(|e| e.to_string())?;
-        Ok(c.exit_code())
-    }
-}
-
-impl Table {
-    fn run(self, out: &mut dyn Write) -> Result<i32, String> {
-        let report = read_report(&self.report)?;
-        let md = output::to_markdown(&report);
-        if let Some(path) = &self.markdown {
-            write_file(path, &md)?;
-        }
-        if let Some(path) = &self.csv {
-            write_file(path, &output::to_csv(&report))?;
-        }
-        if self.markdown.is_none() && self.csv.is_none() {
-            write!(out, "{md}").map_err(|e| e.to_string())?;
-        }
-        Ok(0)
-    }
-}
-
-impl Chart {
-    fn run(self, out: &mut dyn Write) -> Result<i32, String> {
-        let opts = ChartOptions {
-            mode: self.mode,
-            suite: (self.suite != "any").then_some(self.suite),
-            ..ChartOptions::new(self.head_dim)
-        };
-        let svg = output::svg_chart(&read_report(&self.report)?, &opts)?;
-        write_file(&self.out, &svg)?;
-        let _ = writeln!(out, "wrote {}", self.out.display());
-        Ok(0)
-    }
-}
-
-impl Merge {
-    fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, String> {
-        // Not fill_missing: merging must not invent fields the producers left out.
-        let read = |path: &PathBuf| Report::read(path).map_err(|e| e.to_string());
-        let mut merged = read(&self.reports[0])?;
-        for path in &self.reports[1..] {
-            for note in merged.merge(read(path)?) {
-                let _ = writeln!(err, "note ({}): {note}", path.display());
+/// Runs a parsed command: its exit status, or the message of a usage or I/O error.
+fn execute(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, String> {
+    let mut print = |text: &str| write!(out, "{text}").map_err(|e| e.to_string());
+    match cli {
+        Cli::Compare(c) => {
+            let (old, new) = (read_report(&c.old)?, read_report(&c.new)?);
+            if old.device.name != new.device.name {
+                let (a, b) = (&old.device.name, &new.device.name);
+                let _ = writeln!(err, "warning: comparing different devices: '{a}' vs '{b}'");
             }
+            let comparison = compare_reports(&old, &new, &c.opts);
+            print(&comparison.render_text())?;
+            Ok(comparison.exit_code())
         }
-        merged.write(&self.out).map_err(|e| e.to_string())?;
-        let (path, n) = (self.out.display(), merged.results.len());
-        let _ = writeln!(out, "wrote {path} ({n} results)");
-        Ok(0)
-    }
-}
-
-impl Suites {
-    fn run(self, out: &mut dyn Write) -> Result<i32, String> {
-        // The parser admits only known names.
-        let text = if self.json {
-            suites::suites_json(&self.suite).unwrap_or_default()
-        } else {
-            let entries = suites::suite_entries(&self.suite).unwrap_or_default();
-            let lines = entries
-                .iter()
-                .map(|e| format!("{:<6} {}\n", e.suite, e.shape.key()));
-            lines.collect()
-        };
-        write!(out, "{text}").map_err(|e| e.to_string())?;
-        Ok(0)
+        Cli::Table(t) => {
+            let report = read_report(&t.report)?;
+            let md = output::to_markdown(&report);
+            if let Some(path) = &t.markdown {
+                write_file(path, &md)?;
+            }
+            if let Some(path) = &t.csv {
+                write_file(path, &output::to_csv(&report))?;
+            }
+            if t.markdown.is_none() && t.csv.is_none() {
+                print(&md)?;
+            }
+            Ok(0)
+        }
+        Cli::Chart(c) => {
+            write_file(
+                &c.out,
+                &output::svg_chart(&read_report(&c.report)?, &c.opts)?,
+            )?;
+            print(&format!("wrote {}\n", c.out.display()))?;
+            Ok(0)
+        }
+        Cli::Merge(m) => {
+            // Not fill_missing: merging must not invent fields the producers left out.
+            let read = |path: &PathBuf| Report::read(path).map_err(|e| e.to_string());
+            let mut merged = read(&m.reports[0])?;
+            for path in &m.reports[1..] {
+                for note in merged.merge(read(path)?) {
+                    let _ = writeln!(err, "note ({}): {note}", path.display());
+                }
+            }
+            merged.write(&m.out).map_err(|e| e.to_string())?;
+            let (path, n) = (m.out.display(), merged.results.len());
+            print(&format!("wrote {path} ({n} results)\n"))?;
+            Ok(0)
+        }
+        Cli::Suites(s) if s.json => {
+            // The parser admits only known names.
+            print(&suites::suites_json(&s.suite).unwrap_or_default())?;
+            Ok(0)
+        }
+        Cli::Suites(s) => {
+            for e in suites::suite_entries(&s.suite).unwrap_or_default() {
+                print(&format!("{:<6} {}\n", e.suite, e.shape.key()))?;
+            }
+            Ok(0)
+        }
     }
 }
 
@@ -269,19 +204,12 @@ mod tests {
     /// samples keep the debug-build bootstrap quick.
     fn synthetic(scale: f64, seed: u64) -> Report {
         let mut rng = StdRng::seed_from_u64(seed);
-        let mut r = Report::new(
-            "flashattn-bench",
-            Device {
-                name: "Test GPU".into(),
-                ..Default::default()
-            },
-        );
+        let mut r = Report::new("flashattn-bench", Device::named("Test GPU"));
         for s in suites::suite("seed").unwrap() {
             let base = 0.05 * s.batch as f64 * s.heads_q as f64 / 8.0;
             for mode in [MODE_EVENTS, MODE_GRAPH] {
-                let samples = (0..40)
-                    .map(|_| scale * base * (1.0 + 0.04 * (rng.random::<f64>() - 0.5)))
-                    .collect();
+                let mut noise = || 1.0 + 0.04 * (rng.random::<f64>() - 0.5);
+                let samples = (0..40).map(|_| scale * base * noise()).collect();
                 let mut res = BenchResult::new("seed", s.clone(), "flashattn", mode, samples);
                 res.finish(None);
                 r.results.push(res);
@@ -294,91 +222,76 @@ mod tests {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let code = run(&args, &mut out, &mut err);
-        (
-            code,
-            String::from_utf8(out).unwrap(),
-            String::from_utf8(err).unwrap(),
-        )
+        let text = |bytes| String::from_utf8(bytes).unwrap();
+        (code, text(out), text(err))
     }
 
     #[test]
-    fn compare_identical_is_unchanged_exit_0() {
+    fn compare_gates_on_regressions() {
         let dir = tempfile::tempdir().unwrap();
-        let a = path(&dir, "a.json");
-        synthetic(1.0, 1).write(&a).unwrap();
-        let (code, out, _) = run_capture(&["compare", &a, &a]);
-        assert_eq!(code, 0, "{out}");
-        assert!(
-            out.contains("20 compared: 0 regressed, 0 improved, 20 unchanged"),
-            "{out}"
-        );
-    }
-
-    #[test]
-    fn compare_slower_is_regressed_exit_1() {
-        let dir = tempfile::tempdir().unwrap();
-        let (a, b) = (path(&dir, "a.json"), path(&dir, "b.json"));
-        synthetic(1.0, 1).write(&a).unwrap();
-        synthetic(1.1, 2).write(&b).unwrap();
-        let (code, out, _) = run_capture(&["compare", &a, &b]);
-        assert_eq!(code, 1, "{out}");
-        assert!(out.contains("20 regressed"), "{out}");
-        let (code, out, _) = run_capture(&["compare", &a, &b, "--mode", "graph", "--seed=7"]);
-        assert_eq!(code, 1);
-        assert!(out.contains("10 compared: 10 regressed"), "{out}");
-        // A threshold above the change silences the gate.
-        let (code, _, _) = run_capture(&["compare", &a, &b, "--threshold", "0.2"]);
-        assert_eq!(code, 0);
-    }
-
-    #[test]
-    fn compare_faster_is_improved_exit_0() {
-        let dir = tempfile::tempdir().unwrap();
-        let (a, b) = (path(&dir, "a.json"), path(&dir, "b.json"));
-        synthetic(1.0, 1).write(&a).unwrap();
-        synthetic(0.9, 3).write(&b).unwrap();
-        let (code, out, _) = run_capture(&["compare", &a, &b]);
-        assert_eq!(code, 0);
-        assert!(out.contains("0 regressed, 20 improved"), "{out}");
-    }
-
-    #[test]
-    fn compare_reports_missing_counterparts() {
-        let dir = tempfile::tempdir().unwrap();
-        let (a, b) = (path(&dir, "a.json"), path(&dir, "b.json"));
-        synthetic(1.0, 1).write(&a).unwrap();
-        let mut new = synthetic(1.0, 4);
-        new.results.truncate(15);
-        new.write(&b).unwrap();
-        let (code, out, _) = run_capture(&["compare", &a, &b]);
-        assert_eq!(code, 0);
-        assert!(out.contains("only in old (5):"), "{out}");
+        let paths = ["a", "b", "c", "d"].map(|n| path(&dir, &format!("{n}.json")));
+        let [a, b, c, d] = paths.each_ref().map(String::as_str);
+        synthetic(1.0, 1).write(a).unwrap();
+        synthetic(1.1, 2).write(b).unwrap();
+        synthetic(0.9, 3).write(c).unwrap();
+        let mut partial = synthetic(1.0, 4);
+        partial.results.truncate(15);
+        partial.write(d).unwrap();
+        for (args, code, text) in [
+            (
+                vec![a, a],
+                0,
+                "20 compared: 0 regressed, 0 improved, 20 unchanged",
+            ),
+            (vec![a, b], 1, "20 compared: 20 regressed"),
+            (
+                vec![a, b, "--mode", "graph", "--seed=7"],
+                1,
+                "10 compared: 10 regressed",
+            ),
+            // A threshold above the change silences the gate.
+            (
+                vec![a, b, "--threshold", "0.2"],
+                0,
+                "20 compared: 0 regressed",
+            ),
+            (vec![a, c], 0, "0 regressed, 20 improved"),
+            (vec![a, d], 0, "only in old (5):"),
+        ] {
+            let args: Vec<&str> = std::iter::once("compare").chain(args).collect();
+            let (got, out, _) = run_capture(&args);
+            assert_eq!(got, code, "{args:?}: {out}");
+            assert!(out.contains(text), "{args:?}: {out}");
+        }
     }
 
     #[test]
     fn usage_errors_exit_2() {
-        assert_eq!(run_capture(&[]).0, EXIT_USAGE);
-        assert_eq!(run_capture(&["frobnicate"]).0, EXIT_USAGE);
-        let (code, _, err) = run_capture(&["compare", "only-one.json"]);
-        assert_eq!(code, EXIT_USAGE);
-        assert!(
-            err.contains("required arguments were not provided"),
-            "{err}"
-        );
-        assert!(err.contains("<NEW>") && err.contains("Usage:"), "{err}");
-        let (code, _, err) = run_capture(&["compare", "a", "b", "--bogus"]);
-        assert_eq!(code, EXIT_USAGE);
-        assert!(err.contains("unexpected argument '--bogus'"), "{err}");
-        let (code, _, err) = run_capture(&["compare", "a", "b", "--alpha", "1.5"]);
-        assert_eq!(code, EXIT_USAGE);
-        assert!(err.contains("'1.5'") && err.contains("--alpha"), "{err}");
-        let (code, _, err) = run_capture(&["compare", "a", "b", "--mode", "grpah"]);
-        assert_eq!(code, EXIT_USAGE);
-        assert!(err.contains("'grpah'"), "{err}");
-        let (code, _, err) =
-            run_capture(&["compare", "/nonexistent/a.json", "/nonexistent/b.json"]);
-        assert_eq!(code, EXIT_USAGE);
-        assert!(err.contains("/nonexistent/a.json"), "{err}");
+        let nonexistent = ["compare", "/nonexistent/a.json", "/nonexistent/b.json"];
+        for (args, message) in [
+            (&[][..], "Usage:"),
+            (&["frobnicate"], "unrecognized subcommand 'frobnicate'"),
+            (
+                &["compare", "only-one.json"],
+                "required arguments were not provided",
+            ),
+            (&["compare", "only-one.json"], "<NEW>"),
+            (
+                &["compare", "a", "b", "--bogus"],
+                "unexpected argument '--bogus'",
+            ),
+            (
+                &["compare", "a", "b", "--alpha", "1.5"],
+                "'1.5' for '--alpha",
+            ),
+            (&["compare", "a", "b", "--mode", "grpah"], "'grpah'"),
+            (&nonexistent, "/nonexistent/a.json"),
+            (&["suites", "--suite", "nope"], "'nope'"),
+        ] {
+            let (code, _, err) = run_capture(args);
+            assert_eq!(code, EXIT_USAGE, "{args:?}");
+            assert!(err.contains(message), "{args:?}: {err}");
+        }
         let (code, help, _) = run_capture(&["--help"]);
         assert_eq!(code, 0);
         assert!(
@@ -396,11 +309,8 @@ mod tests {
     #[test]
     fn table_merge_chart_and_suites() {
         let dir = tempfile::tempdir().unwrap();
-        let (a, b, m) = (
-            path(&dir, "a.json"),
-            path(&dir, "b.json"),
-            path(&dir, "m.json"),
-        );
+        let [a, b, m, md, csv, svg] =
+            ["a.json", "b.json", "m.json", "t.md", "t.csv", "c.svg"].map(|n| path(&dir, n));
         synthetic(1.0, 1).write(&a).unwrap();
         let mut base = synthetic(1.2, 5);
         base.tool = "sdpa_baseline.py".into();
@@ -417,43 +327,28 @@ mod tests {
 
         let (code, out, _) = run_capture(&["table", &m]);
         assert_eq!(code, 0);
-        assert!(out.contains("speedup flashattn"), "{out}");
-        assert!(out.contains("1.20x"), "{out}");
-        let (md, csv) = (path(&dir, "t.md"), path(&dir, "t.csv"));
-        let (code, out, _) = run_capture(&["table", &m, "--markdown", &md, "--csv", &csv]);
-        assert_eq!(code, 0);
-        assert!(out.is_empty());
         assert!(
-            std::fs::read_to_string(&md)
-                .unwrap()
-                .starts_with("# Attention")
+            out.contains("speedup flashattn") && out.contains("1.20x"),
+            "{out}"
         );
-        assert_eq!(std::fs::read_to_string(&csv).unwrap().lines().count(), 41);
+        let (code, out, _) = run_capture(&["table", &m, "--markdown", &md, "--csv", &csv]);
+        assert_eq!((code, out.as_str()), (0, ""));
+        let read = |path| std::fs::read_to_string(path).unwrap();
+        assert!(read(&md).starts_with("# Attention"));
+        assert_eq!(read(&csv).lines().count(), 41);
 
         // The seed suite has no sweep results: a clear error, exit 2.
-        let svg = path(&dir, "c.svg");
-        let (code, _, err) = run_capture(&["chart", &m, "--head-dim", "64", "--out", &svg]);
+        let chart = ["chart", &m, "--head-dim", "64", "--out", &svg];
+        let (code, _, err) = run_capture(&chart);
         assert_eq!(code, EXIT_USAGE);
         assert!(err.contains("no results to chart"), "{err}");
-        let (code, _, err) = run_capture(&[
-            "chart",
-            &m,
-            "--head-dim",
-            "64",
-            "--out",
-            &svg,
-            "--suite",
-            "any",
-        ]);
+        let (code, _, err) = run_capture(&[&chart[..], &["--suite", "any"]].concat());
         assert_eq!(code, 0, "{err}");
-        assert!(std::fs::read_to_string(&svg).unwrap().contains("<polyline"));
+        assert!(read(&svg).contains("<polyline"));
 
         let (code, out, _) = run_capture(&["suites", "--suite", "seed"]);
-        assert_eq!(code, 0);
-        assert_eq!(out.lines().count(), 10);
+        assert_eq!((code, out.lines().count()), (0, 10));
         let (code, out, _) = run_capture(&["suites", "--json"]);
-        assert_eq!(code, 0);
-        assert_eq!(out, suites::suites_json("all").unwrap());
-        assert_eq!(run_capture(&["suites", "--suite", "nope"]).0, EXIT_USAGE);
+        assert_eq!((code, out), (0, suites::suites_json("all").unwrap()));
     }
 }
