@@ -74,6 +74,19 @@ impl Features {
     }
 }
 
+/// `Some` of `inner` with probability `p`, including 0 (`Features::Off`), which
+/// `proptest::option::weighted` refuses with a panic.
+fn sometimes<S: Strategy + 'static>(p: f64, inner: S) -> BoxedStrategy<Option<S::Value>>
+where
+    S::Value: std::fmt::Debug + Clone,
+{
+    if p > 0.0 {
+        proptest::option::weighted(p, inner).boxed()
+    } else {
+        Just(None).boxed()
+    }
+}
+
 /// A (dtype, head dim) the strategy may draw, with the kernel choices allowed for it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Target {
@@ -297,14 +310,14 @@ impl CaseSpace {
         };
         let [w_window, w_top_left, w_softcap, w_alibi, w_sinks] = self.features.weights();
         let features = (
-            proptest::option::weighted(
+            sometimes(
                 w_window,
                 (window_side(self.max_seqlen), window_side(self.max_seqlen)),
             ),
             proptest::bool::weighted(w_top_left),
-            proptest::option::weighted(w_softcap, softcap_strategy()),
-            proptest::option::weighted(w_alibi, alibi_strategy()),
-            proptest::option::weighted(w_sinks, sinks_strategy()),
+            sometimes(w_softcap, softcap_strategy()),
+            sometimes(w_alibi, alibi_strategy()),
+            sometimes(w_sinks, sinks_strategy()),
         );
         let always = self.features == Features::Always;
         Ok((
