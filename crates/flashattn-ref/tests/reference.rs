@@ -135,55 +135,15 @@ fn run_naive<E: Element>(p: &Problem, t: &Qkv<E>) -> Output {
     naive_same_precision(p, t.q.r(), t.k.r(), t.v.r())
 }
 
-/// Deliberately plain oracle: logical arrays, triple loop, two-pass softmax,
-/// its own statement of the mask. Shares no code with the crate.
+/// The plain-attention oracle: [`oracle_with`] without slopes or sinks (it
+/// shares no code with the crate).
 fn oracle(
     p: &Problem,
     q: &Tensor<impl Element>,
     k: &Tensor<impl Element>,
     v: &Tensor<impl Element>,
 ) -> Output {
-    let (sq, sk, hq, d) = (p.seqlen_q, p.seqlen_k, p.heads_q, p.head_dim);
-    let mut o = vec![0.0; p.batch * sq * hq * d];
-    let mut lse = vec![0.0; p.batch * hq * sq];
-    let scale = p.softmax_scale as f64;
-    for b in 0..p.batch {
-        for h in 0..hq {
-            let hk = h / (hq / p.heads_kv);
-            for i in 0..sq {
-                let mut scores = Vec::new();
-                for j in 0..sk {
-                    let allowed = !p.causal || (j as i64) <= i as i64 + sk as i64 - sq as i64;
-                    if allowed {
-                        let mut dot = 0.0;
-                        for x in 0..d {
-                            dot += q.logical[b][i][h][x] * k.logical[b][j][hk][x];
-                        }
-                        scores.push((j, scale * dot));
-                    }
-                }
-                let out_at = ((b * sq + i) * hq + h) * d;
-                let lse_at = (b * hq + h) * sq + i;
-                if scores.is_empty() {
-                    lse[lse_at] = f64::NEG_INFINITY;
-                    continue;
-                }
-                let m = scores
-                    .iter()
-                    .map(|&(_, s)| s)
-                    .fold(f64::NEG_INFINITY, f64::max);
-                let total: f64 = scores.iter().map(|&(_, s)| (s - m).exp()).sum();
-                for &(j, s) in &scores {
-                    let w = (s - m).exp() / total;
-                    for x in 0..d {
-                        o[out_at + x] += w * v.logical[b][j][hk][x];
-                    }
-                }
-                lse[lse_at] = m + total.ln();
-            }
-        }
-    }
-    Output { o, lse }
+    oracle_with(p, q, k, v, None, None)
 }
 
 /// Largest elementwise difference, treating equal infinities as 0 and any
@@ -1062,10 +1022,10 @@ fn rows_without_keys_give_zero_and_the_sink_or_minus_infinity() {
         };
         let out = reference_with(&p, t.q.r(), t.k.r(), t.v.r(), heads);
         let naive = naive_same_precision_with(&p, t.q.r(), t.k.r(), t.v.r(), heads);
-        for h in 0..2 {
+        for (h, &sink) in sinks.iter().enumerate() {
             for i in 2..5 {
                 let want = if with_sinks {
-                    sinks[h] as f64
+                    sink as f64
                 } else {
                     f64::NEG_INFINITY
                 };
@@ -1093,13 +1053,13 @@ fn sink_takes_its_share_of_the_softmax() {
         sinks: Some(&sinks),
     };
     let out = reference_with(&p, t.q.r(), t.k.r(), t.v.r(), heads);
-    for h in 0..2 {
+    for (h, &sink) in sinks.iter().enumerate() {
         for i in 0..9 {
             let lse = out.lse[lse_index(&p, 0, h, i)];
-            let keys = 1.0 - (sinks[h] as f64 - lse).exp();
+            let keys = 1.0 - (sink as f64 - lse).exp();
             let at = index_bshd(&p, 0, i, h);
             assert!((out.o[at] - keys).abs() < 1e-12, "h{h} i{i}");
-            assert!(lse >= sinks[h] as f64);
+            assert!(lse >= sink as f64);
         }
     }
 }

@@ -84,9 +84,11 @@ impl Config for Tile {
 
     fn name_suffix(&self) -> String {
         let t = self;
-        let split = (t.kv_splits > 1)
-            .then(|| format!("kv{}", t.kv_splits))
-            .unwrap_or_default();
+        let split = if t.kv_splits > 1 {
+            format!("kv{}", t.kv_splits)
+        } else {
+            String::new()
+        };
         format!(
             "m{}n{}w{}s{}{split}",
             t.block_m, t.block_n, t.warps, t.stages

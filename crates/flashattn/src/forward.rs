@@ -127,31 +127,17 @@ where
     let (o_ptr, _o_guard) = o.data.device_ptr_mut(stream);
     let lse_len = lse.as_ref().map(|l| l.len());
     let lse_ptr = lse.map(|l| l.device_ptr_mut(stream));
+    let tensor = |ptr: u64, len: usize, strides: Strides| RawTensor {
+        ptr,
+        len,
+        dtype: T::DTYPE,
+        strides,
+    };
     let raw = RawForward {
-        q: RawTensor {
-            ptr: q_ptr,
-            len: q.data.len(),
-            dtype: T::DTYPE,
-            strides: q.strides,
-        },
-        k: RawTensor {
-            ptr: k_ptr,
-            len: k.data.len(),
-            dtype: T::DTYPE,
-            strides: k.strides,
-        },
-        v: RawTensor {
-            ptr: v_ptr,
-            len: v.data.len(),
-            dtype: T::DTYPE,
-            strides: v.strides,
-        },
-        o: RawTensor {
-            ptr: o_ptr,
-            len: o_len,
-            dtype: T::DTYPE,
-            strides: o.strides,
-        },
+        q: tensor(q_ptr, q.data.len(), q.strides),
+        k: tensor(k_ptr, k.data.len(), k.strides),
+        v: tensor(v_ptr, v.data.len(), v.strides),
+        o: tensor(o_ptr, o_len, o.strides),
         lse: lse_ptr.as_ref().map(|(ptr, _)| RawLse {
             ptr: *ptr,
             len: lse_len.unwrap_or(0),
