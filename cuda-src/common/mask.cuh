@@ -18,8 +18,8 @@
 // then the mask. They touch every element of every tile, so they live behind the compile-time
 // kScoreMod flag: a kernel instantiated without it runs the mask alone and keeps the plain
 // kernels' arithmetic (scores in raw q.k units, exponent factor scale * log2(e)). With kScoreMod
-// the unit turns S into logits in base-2 units once per element and the softmax runs with an
-// exponent factor of 1 (see ScoreMod).
+// the unit rewrites each score once (tanh, bias) and the softmax's exponent factor becomes
+// softcap * log2(e) with a softcap (see ScoreMod).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -47,13 +47,6 @@ struct AccFrag {
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
 
-// int64 -> int32, saturating: the per-CTA bounds are computed in 64 bits (diag - window can leave
-// int32) and clamped; every key - row difference the kernels form fits in int32 (sequence
-// lengths stay 1024 below INT32_MAX), so comparisons against clamped bounds are exact.
-__device__ __forceinline__ int clamp_to_int(long long x) {
-    return static_cast<int>(x < INT32_MIN ? INT32_MIN : (x > INT32_MAX ? INT32_MAX : x));
-}
-
 // The diagonal and the two window bounds of a launch, in 64 bits (diag - window can leave int32).
 struct Diagonal {
     long long lo, hi;  // visible iff lo <= key - row <= hi (and 0 <= key < seqlen_k)
@@ -66,17 +59,39 @@ struct Diagonal {
     }
 };
 
-// The keys some row of a CTA's rows [row_begin, row_begin + rows_here) sees: [begin, end),
-// empty when end <= begin. Used before the key loop only (its tile range and the early exit).
+// Bounds below this are as good as -infinity: a lane's rows lie less than 2^10 below the CTA's
+// first row and key - row offsets inside a tile stay above -2^10, so every sum and comparison
+// the masks form stays exact in int32 (sequence lengths stay 1024 below INT32_MAX).
+constexpr int kFarLeft = -(1 << 20);
+
+// The keys a CTA's rows [row_begin, row_begin + rows_here) see, worked out once per CTA in 64
+// bits (the only 64-bit mask arithmetic): row row_begin + c sees the keys k with
+// first0 + c <= k <= last0 + c and 0 <= k < seqlen_k, where first0 = row_begin + lo and last0 =
+// row_begin + hi saturated to int32 ranges that keep those sums exact. The union over the rows
+// is [begin, end), empty when end <= begin: the key tiles the CTA walks.
 struct KeyRange {
     int begin, end;
+    int first0;  // in [kFarLeft, seqlen_k]: at seqlen_k a row sees nothing
+    int last0;   // in [kFarLeft, seqlen_k - 1]: at seqlen_k - 1 the sequence end is the bound
 
     __device__ __forceinline__ KeyRange(const FlashAttnFwdParams &p, int row_begin, int rows_here) {
-        const Diagonal d(p);
-        const long long sk = p.seqlen_k;
-        auto key = [sk](long long k) { return static_cast<int>(k < 0 ? 0 : (k > sk ? sk : k)); };
-        begin = key(row_begin + d.lo);
-        end = key(static_cast<long long>(row_begin) + rows_here - 1 + d.hi + 1);
+        if (p.window_left < 0 && p.window_right < 0) {
+            // No window (every call without one): int32 suffices, since row + diag lies in
+            // (-seqlen_q, seqlen_k + block_m), and the short kernels notice the 64-bit path.
+            first0 = kFarLeft;
+            last0 = p.seqlen_k - 1;
+            if (p.causal) last0 = max(min(row_begin + (p.causal_top_left ? 0 : p.seqlen_k - p.seqlen_q), last0), kFarLeft);
+        } else {
+            const Diagonal d(p);
+            const long long sk = p.seqlen_k;
+            auto clamp = [](long long k, long long hi) {
+                return static_cast<int>(k < kFarLeft ? kFarLeft : (k > hi ? hi : k));
+            };
+            first0 = clamp(row_begin + d.lo, sk);
+            last0 = clamp(row_begin + d.hi, sk - 1);
+        }
+        begin = max(first0, 0);
+        end = min(max(last0 + rows_here, 0), p.seqlen_k);
     }
     __device__ __forceinline__ bool empty() const { return end <= begin; }
     // Key tiles [n_block_min, n_block_max) of block_n keys meet [begin, end).
@@ -85,26 +100,22 @@ struct KeyRange {
 };
 
 // The mask of one lane's fragment rows row0 + c, 0 <= c <= kRowSpan (sm80: the warp's m16
-// slices, sm90: rows g and g + 8). Row row0 + c sees the keys k < seqlen_k with
-// first <= k - c <= last. Two values live through the key loop, where the causal-only test kept
-// two as well (row + diag and row_begin + diag); the per-tile test below compares key0-derived
-// values against them so the compiler has no third bound to hoist. Both bounds are clamped to
-// at least -2^16 (k - c >= -256, so the comparisons stay exact and free of int32 overflow).
-// `last` is clamped to at most seqlen_k - 1 (k < seqlen_k and k - c <= last  <=>  k < seqlen_k
-// and k - c <= min(last, seqlen_k - 1)), which makes the per-tile test one comparison on each
-// side; `first` to at most seqlen_k, never below it: a row whose first visible key lies past
-// the sequence end (top-left alignment, seqlen_q > seqlen_k) must still see nothing.
+// slices, sm90: rows g and g + 8), row0 = row_begin + row_off: row row0 + c sees the keys
+// k < seqlen_k with first <= k - c <= last. Two int32 sums of the CTA's bounds and this lane's
+// row offset: two registers through the key loop, or a few instructions a tile where ptxas
+// recomputes them (it did, from 64-bit launch constants, when they were computed here in 64
+// bits: a dozen instructions on every key tile, 3-6% on the short seed-suite kernels).
 template <int kRowSpan>
 struct RowMask {
     int first, last;
 
-    __device__ __forceinline__ RowMask(const FlashAttnFwdParams &p, int row0) {
-        const Diagonal d(p);
-        const long long sk = p.seqlen_k;
-        auto clamp = [](long long k, long long hi) { return static_cast<int>(k < -65536 ? -65536 : (k > hi ? hi : k)); };
-        first = clamp(row0 + d.lo, sk);
-        last = clamp(row0 + d.hi, sk - 1);
-    }
+    __device__ __forceinline__ RowMask(const FlashAttnFwdParams &p, const KeyRange &keys, int row_off)
+        : first(min(keys.first0 + row_off, p.seqlen_k)), last(min(keys.last0 + row_off, p.seqlen_k - 1)) {}
+
+    // Keeps both bounds in registers through the key loop (an empty asm ptxas cannot see
+    // through). Without it the Hopper kernel recomputed them from the thread index on every key
+    // tile; the portable kernel's register-capped tiles spill inside the loop with it.
+    __device__ __forceinline__ void pin() { asm volatile("" : "+r"(first), "+r"(last)); }
 
     // Whether the key tile [key0, key0 + block_n) holds a key one of this lane's rows must not
     // see (or one past the sequence end): only then the per-element test runs. Per lane, so a
@@ -112,23 +123,18 @@ struct RowMask {
     __device__ __forceinline__ bool needs_mask(int key0, int block_n) const {
         return key0 - kRowSpan < first || key0 + block_n - 1 > last;
     }
-
-    __device__ __forceinline__ bool visible(const FlashAttnFwdParams &p, int key, int c) const {
-        return key < p.seqlen_k && key - c >= first && key - c <= last;
-    }
 };
 
-// softcap and ALiBi as one per-element map from the raw score q.k to a base-2 logit, so the
-// softmax afterwards runs with exponent factor 1 (exp2(logit - max)) and LSE = max * ln 2 +
+// softcap and ALiBi as one per-element map of the raw score q.k, with the factor the softmax's
+// exponent then applies: base-2 logit = factor * modified score, LSE = max * factor * ln 2 +
 // ln(sum). kOn = false is the plain kernel: nothing here, nothing loaded.
 template <typename Element, bool kOn>
 struct ScoreMod {
     __device__ __forceinline__ ScoreMod(const FlashAttnFwdParams &, int, int) {}
-    // The softmax's exponent factor and the factor from the row max to LSE's natural units.
-    __device__ __forceinline__ static float exp_factor(const FlashAttnFwdParams &p) {
-        return p.softmax_scale * kLog2e;
-    }
-    __device__ __forceinline__ static float lse_factor(const FlashAttnFwdParams &p) { return p.softmax_scale; }
+    // The softmax's exponent factor (scores to base-2 logits) and the factor from the row max to
+    // LSE's natural units.
+    __device__ __forceinline__ float exp_factor(const FlashAttnFwdParams &p) const { return p.softmax_scale * kLog2e; }
+    __device__ __forceinline__ float lse_factor(const FlashAttnFwdParams &p) const { return p.softmax_scale; }
 };
 
 // tanh for the softcap. bf16 P carries 8 bits, and tanh.approx (one MUFU.TANH, relative error
@@ -166,27 +172,30 @@ __device__ __forceinline__ float softcap_tanh<__half>(float x) {
 
 template <typename Element>
 struct ScoreMod<Element, true> {
-    float pre;     // score factor inside tanh: scale / softcap (or scale * log2 e without softcap)
-    float post;    // factor on tanh: softcap * log2 e (0: no softcap)
-    float slope;   // -slope[head] * log2 e (0: no ALiBi)
-    int row_diag;  // this lane's first fragment row + diag: the ALiBi distance is key - c - row_diag
+    float pre;     // the raw score's factor inside tanh: scale / softcap (unused without softcap)
+    float factor;  // the softmax's exponent factor: softcap * log2 e, or scale * log2 e
+    float slope;   // -slope[head] * log2 e / factor (0: no ALiBi)
+    float row_diag;  // this lane's first fragment row + diag: the ALiBi distance is key - c - row_diag
 
     // row0: this lane's first fragment row (as for RowMask).
     __device__ __forceinline__ ScoreMod(const FlashAttnFwdParams &p, int head, int row0) {
         const bool cap = p.softcap > 0.f;
-        pre = cap ? p.softmax_scale / p.softcap : p.softmax_scale * kLog2e;
-        post = cap ? p.softcap * kLog2e : 0.f;
-        slope = p.alibi_slopes ? -p.alibi_slopes[head] * kLog2e : 0.f;
+        pre = cap ? p.softmax_scale / p.softcap : 0.f;
+        factor = (cap ? p.softcap : p.softmax_scale) * kLog2e;
+        slope = p.alibi_slopes ? -p.alibi_slopes[head] * kLog2e / factor : 0.f;
         // row0 + diag lies in (-seqlen_q, seqlen_k + block_m): no int32 overflow.
-        row_diag = row0 + (p.causal_top_left ? 0 : p.seqlen_k - p.seqlen_q);
+        row_diag = static_cast<float>(row0 + (p.causal_top_left ? 0 : p.seqlen_k - p.seqlen_q));
     }
-    __device__ __forceinline__ static float exp_factor(const FlashAttnFwdParams &) { return 1.f; }
-    __device__ __forceinline__ static float lse_factor(const FlashAttnFwdParams &) { return kLn2; }
+    __device__ __forceinline__ float exp_factor(const FlashAttnFwdParams &) const { return factor; }
+    __device__ __forceinline__ float lse_factor(const FlashAttnFwdParams &) const { return factor * kLn2; }
 
-    // The base-2 logit of raw score s at signed distance `dist` = key - row - diag.
+    // The modified score of raw score s at signed distance `dist` = key - row - diag, in units
+    // of 1 / factor base-2 logits: tanh(s * pre) with a softcap (the cap itself is in factor),
+    // else s; plus the ALiBi bias. The softmax multiplies by factor inside its exponent FFMA, as
+    // the plain kernels do with scale * log2 e, so neither feature pays a multiply for it.
     template <bool kSoftcap, bool kAlibi>
     __device__ __forceinline__ float logit(float s, float dist) const {
-        const float x = kSoftcap ? post * softcap_tanh<Element>(s * pre) : s * pre;
+        const float x = kSoftcap ? softcap_tanh<Element>(s * pre) : s;
         return kAlibi ? __fmaf_rn(fabsf(dist), slope, x) : x;
     }
 };
@@ -204,19 +213,28 @@ __device__ __forceinline__ void apply_score_mask(float (&s)[kNTiles][4], const F
     const int col0 = key0 + 2 * t;
     if constexpr (kScoreMod) {
         auto modify = [&](auto softcap, auto alibi) {
+            constexpr bool kSoftcap = decltype(softcap)::value, kAlibi = decltype(alibi)::value;
+            // The distance key - row - diag of element (r, nt, e) is base + 8 (nt + 1 - r) + e:
+            // the second row (8 below the first) at tile nt shares the first row's distance at
+            // tile nt - 1, so kNTiles + 1 pairs of distances serve both rows. Exact while
+            // |distance| < 2^24 (beyond, the bias is rounded like any float, on keys whose
+            // weight is exp(-slope * 2^24) anyway).
+            float dist[kAlibi ? kNTiles + 1 : 1][2];
+            if constexpr (kAlibi) {
+                const float base = static_cast<float>(col0 - row_off - 8) - mod.row_diag;
 #pragma unroll
-            for (int r = 0; r < 2; ++r) {
-                // One conversion per row and tile; the per-element distances add small
-                // constants, exact while |distance| < 2^24 (beyond, the bias is rounded like
-                // any float, on keys whose weight is exp(-slope * 2^24) anyway).
-                const float dist0 = static_cast<float>(col0 - row_off - 8 * r - mod.row_diag);
+                for (int k = 0; k <= kNTiles; ++k)
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) dist[k][e] = base + static_cast<float>(8 * k + e);
+            }
+#pragma unroll
+            for (int r = 0; r < 2; ++r)
 #pragma unroll
                 for (int nt = 0; nt < kNTiles; ++nt)
 #pragma unroll
                     for (int e = 0; e < 2; ++e)
-                        s[nt][2 * r + e] = mod.template logit<decltype(softcap)::value, decltype(alibi)::value>(
-                            s[nt][2 * r + e], dist0 + static_cast<float>(AccFrag::col(nt, e)));
-            }
+                        s[nt][2 * r + e] = mod.template logit<kSoftcap, kAlibi>(
+                            s[nt][2 * r + e], kAlibi ? dist[kAlibi ? nt + 1 - r : 0][e] : 0.f);
         };
         // Launch-uniform branches: each feature costs only where it is on.
         using On = std::true_type;
@@ -230,11 +248,32 @@ __device__ __forceinline__ void apply_score_mask(float (&s)[kNTiles][4], const F
             modify(Off{}, On{});  // ALiBi alone (or, from a C caller, neither: slope 0)
     }
     if (mask.needs_mask(key0, block_n)) {
+        // Per row, the visible keys as offsets from col0: element (nt, e) of a row holds key
+        // col0 + 8 nt + e, visible iff lo <= 8 nt + e <= hi, a comparison with a constant. Tiles
+        // that straddle only the diagonal or the sequence end (every masked tile without a
+        // window) test one side.
+        int lo[2], hi[2];
 #pragma unroll
-        for (int nt = 0; nt < kNTiles; ++nt)
+        for (int r = 0; r < 2; ++r) {
+            // Clamped to one key beyond the tile on either side before subtracting col0, so a
+            // far bound cannot overflow.
+            const int c = row_off + 8 * r;
+            lo[r] = max(mask.first + c, col0 - 1) - col0;
+            hi[r] = max(min(mask.last + c, p.seqlen_k - 1), col0 - 1) - col0;
+        }
+        auto apply = [&](auto two_sided) {
 #pragma unroll
-            for (int i = 0; i < 4; ++i)
-                if (!mask.visible(p, col0 + AccFrag::col(nt, i), row_off + AccFrag::row(i))) s[nt][i] = -CUDART_INF_F;
+            for (int nt = 0; nt < kNTiles; ++nt)
+#pragma unroll
+                for (int i = 0; i < 4; ++i) {
+                    const int k = AccFrag::col(nt, i), r = i / 2;
+                    if (k > hi[r] || (decltype(two_sided)::value && k < lo[r])) s[nt][i] = -CUDART_INF_F;
+                }
+        };
+        if (lo[0] <= 0 && lo[1] <= 0)
+            apply(std::false_type{});
+        else
+            apply(std::true_type{});
     }
 }
 

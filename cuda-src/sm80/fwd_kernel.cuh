@@ -136,11 +136,11 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     const int warp_row0 = (warp % Traits::kGroupWarps) * Traits::kRowsPerWarp;
     // This lane's rows are row0 + mt * 16 + {0, 8}.
     const int row0 = work.row_begin + warp_row0 + g;
-    const RowMask<(kMTiles - 1) * 16 + 8> mask(p, row0);
+    const RowMask<(kMTiles - 1) * 16 + 8> mask(p, work.keys, warp_row0 + g);
     using Mod = ScoreMod<Element, kScoreMod>;
     const Mod mod(p, work.head, row0);
-    // c: scale * log2(e) on raw scores, or 1 on the score modifiers' base-2 logits.
-    const float scale_log2 = Mod::exp_factor(p);
+    // c: scale * log2(e) on raw scores, or softcap * log2(e) on tanh-capped ones.
+    const float scale_log2 = mod.exp_factor(p);
     float acc_o[kMTiles][kDTiles][4];
     RowState<Traits> rs;
 #pragma unroll
@@ -403,7 +403,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
 #pragma unroll
             for (int r = 0; r < 2; ++r) {
                 const RowFinish fin =
-                    finish_row(rs.max[mt][r], rs.sum[mt][r], scale_log2, Mod::lse_factor(p), has_sink, sink);
+                    finish_row(rs.max[mt][r], rs.sum[mt][r], scale_log2, mod.lse_factor(p), has_sink, sink);
                 const float inv = fin.inv;
                 const int local_row = warp_row0 + mt * 16 + g + r * 8;
                 if (work.lse && t == 0 && local_row < work.rows_here) work.lse[local_row] = fin.lse;

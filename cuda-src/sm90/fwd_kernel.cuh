@@ -127,11 +127,12 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     }
 
     // This lane's rows are row0 and row0 + 8.
-    const RowMask<8> mask(p, work.row_begin + warp_row0 + g);
+    RowMask<8> mask(p, work.keys, warp_row0 + g);
+    mask.pin();
     using Mod = ScoreMod<Element, kScoreMod>;
     const Mod mod(p, work.head, work.row_begin + warp_row0 + g);
-    // c: scale * log2(e) on raw scores, or 1 on the score modifiers' base-2 logits.
-    const float scale_log2 = Mod::exp_factor(p);
+    // c: scale * log2(e) on raw scores, or softcap * log2(e) on tanh-capped ones.
+    const float scale_log2 = mod.exp_factor(p);
     float acc_o[kAtoms][8][4];
 #pragma unroll
     for (int a = 0; a < kAtoms; ++a)
@@ -340,7 +341,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     for (int r = 0; r < 2; ++r) {
         row_sum[r] += __shfl_xor_sync(0xffffffff, row_sum[r], 1);
         row_sum[r] += __shfl_xor_sync(0xffffffff, row_sum[r], 2);
-        const RowFinish fin = finish_row(row_max[r], row_sum[r], scale_log2, Mod::lse_factor(p), has_sink, sink);
+        const RowFinish fin = finish_row(row_max[r], row_sum[r], scale_log2, mod.lse_factor(p), has_sink, sink);
         const float inv = fin.inv;
         const int local_row = warp_row0 + g + r * 8;
         if (work.lse && t == 0 && local_row < work.rows_here) work.lse[local_row] = fin.lse;
