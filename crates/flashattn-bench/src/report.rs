@@ -38,7 +38,7 @@ pub fn is_ours(implementation: &str) -> bool {
 }
 
 /// A whole benchmark run (field by field in `SCHEMA.md`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     pub schema_version: u32,
     /// [`TOOL_RUST`] or [`TOOL_PYTHON`] (merged reports join both with `+`).
@@ -81,9 +81,8 @@ pub struct Device {
 impl Device {
     /// A device known by its name only.
     pub fn named(name: &str) -> Device {
-        let name = name.to_string();
         Device {
-            name,
+            name: name.to_string(),
             ..Device::default()
         }
     }
@@ -290,7 +289,6 @@ impl Shape {
         let (b, e, d) = (self.batch as u64, elem_bytes as u64, self.head_dim as u64);
         let q_rows = b * self.heads_q as u64 * self.seqlen_q as u64;
         let kv_rows = b * self.heads_kv as u64 * self.seqlen_k as u64;
-        // Q and O, K and V, and one f32 log-sum-exp a query row.
         (2 * q_rows * d * e + 2 * kv_rows * d * e + q_rows * 4) as f64
     }
 }
@@ -472,11 +470,8 @@ impl Report {
             schema_version: SCHEMA_VERSION,
             tool: tool.to_string(),
             created_utc: now_utc(),
-            commit: None,
             device,
-            ceilings: None,
-            command: None,
-            results: Vec::new(),
+            ..Report::default()
         }
     }
 
@@ -625,19 +620,13 @@ mod tests {
     }
 
     #[test]
-    fn flops_known_values() {
-        let s = Shape::self_attention("bf16", 2, 16, 8192, 128, false);
-        assert_eq!(s.flops(), 4.0 * 2.0 * 16.0 * 8192.0 * 8192.0 * 128.0);
+    fn flops_and_min_bytes_known_values() {
         // Square causal: S (S + 1) / 2 pairs.
-        let c = Shape::self_attention("bf16", 2, 16, 8192, 128, true);
-        assert_eq!(
-            c.flops(),
-            4.0 * 2.0 * 16.0 * 128.0 * (8192.0 * 8193.0 / 2.0)
-        );
-    }
-
-    #[test]
-    fn min_bytes_counts_qkvo_and_lse() {
+        for (causal, pairs) in [(false, 8192.0 * 8192.0), (true, 8192.0 * 8193.0 / 2.0)] {
+            let s = Shape::self_attention("bf16", 2, 16, 8192, 128, causal);
+            assert_eq!(s.flops(), 4.0 * 2.0 * 16.0 * 128.0 * pairs);
+        }
+        // Q and O, K and V, and one f32 log-sum-exp a query row.
         let mut s = Shape::self_attention("f16", 2, 8, 100, 64, false);
         s.heads_kv = 2;
         s.seqlen_k = 300;
@@ -723,10 +712,8 @@ mod tests {
         ] {
             std::fs::write(&path, text).unwrap();
             let err = Report::read(&path).unwrap_err().to_string();
-            assert!(
-                err.starts_with(&format!("{}: {message}", path.display())),
-                "{err}"
-            );
+            let want = format!("{}: {message}", path.display());
+            assert!(err.starts_with(&want), "{err}");
         }
     }
 
