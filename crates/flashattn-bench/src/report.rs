@@ -212,7 +212,6 @@ impl Shape {
         }
     }
 
-    /// The same shape with these modifiers.
     pub fn with_mods(self, mods: ScoreMods) -> Shape {
         Shape { mods, ..self }
     }
@@ -224,7 +223,12 @@ impl Shape {
         let side = |w: Option<usize>| w.map_or("inf".to_string(), |w| w.to_string());
         let (left, right) = (m.window_left, m.window_right);
         let window = format!("window{}/{}", side(left), side(right));
-        let suffixes = [
+        let parts = [
+            Some(format!(
+                "{} B{} H{}/{}",
+                s.dtype, s.batch, s.heads_q, s.heads_kv
+            )),
+            Some(format!("S{}x{} D{}", s.seqlen_q, s.seqlen_k, s.head_dim)),
             s.causal.then(|| "causal".to_string()),
             (left.is_some() || right.is_some()).then_some(window),
             m.softcap.map(|c| format!("softcap{c}")),
@@ -233,12 +237,7 @@ impl Shape {
             s.decode.then(|| "decode".to_string()),
             s.page_size.map(|ps| format!("page{ps}")),
         ];
-        let mut key = format!("{} B{} H{}/{}", s.dtype, s.batch, s.heads_q, s.heads_kv);
-        key += &format!(" S{}x{} D{}", s.seqlen_q, s.seqlen_k, s.head_dim);
-        for suffix in suffixes.into_iter().flatten() {
-            key = key + " " + &suffix;
-        }
-        key
+        parts.into_iter().flatten().collect::<Vec<_>>().join(" ")
     }
 
     /// Number of (query, key) pairs that take part in attention, per batch element and head:
@@ -247,13 +246,8 @@ impl Shape {
     /// counted).
     pub fn allowed_pairs(&self) -> u64 {
         let (sq, sk) = (self.seqlen_q as i64, self.seqlen_k as i64);
-        let diag = sk - sq;
-        let left = self.mods.window_left;
-        let right = if self.causal {
-            Some(0)
-        } else {
-            self.mods.window_right
-        };
+        let (diag, left) = (sk - sq, self.mods.window_left);
+        let right = self.causal.then_some(0).or(self.mods.window_right);
         // Row i sees keys i + diag - left ..= i + diag + right, clipped to the sequence: one row
         // at a time, as windows break the closed form (and rows are few: one add each).
         (0..sq)
@@ -274,22 +268,18 @@ impl Shape {
         (per_pair as f64) * self.allowed_pairs() as f64
     }
 
-    /// Bytes of one element of `dtype`, if the type is known.
-    pub fn elem_bytes(&self) -> Option<usize> {
-        match self.dtype.as_str() {
-            "f16" | "bf16" => Some(2),
-            "f32" => Some(4),
-            _ => None,
-        }
-    }
-
     /// Minimum DRAM traffic of one call: read Q, K and V once, write O, and
-    /// write the f32 log-sum-exp (one per query row and head).
-    pub fn min_bytes(&self, elem_bytes: usize) -> f64 {
-        let (b, e, d) = (self.batch as u64, elem_bytes as u64, self.head_dim as u64);
+    /// write the f32 log-sum-exp (one per query row and head); `None` for an unknown dtype.
+    pub fn min_bytes(&self) -> Option<f64> {
+        let e = match self.dtype.as_str() {
+            "f16" | "bf16" => 2,
+            "f32" => 4,
+            _ => return None,
+        };
+        let (b, d) = (self.batch as u64, self.head_dim as u64);
         let q_rows = b * self.heads_q as u64 * self.seqlen_q as u64;
         let kv_rows = b * self.heads_kv as u64 * self.seqlen_k as u64;
-        (2 * q_rows * d * e + 2 * kv_rows * d * e + q_rows * 4) as f64
+        Some((2 * q_rows * d * e + 2 * kv_rows * d * e + q_rows * 4) as f64)
     }
 }
 
@@ -379,11 +369,7 @@ impl BenchResult {
         self.summary = Summary::try_from_samples(&self.usable_samples());
         let seconds = self.summary.map(|s| s.p50 * 1e-3);
         self.tflops = seconds.map(|s| self.shape.flops() / s / 1e12);
-        self.gbps = seconds.and_then(|s| {
-            self.shape
-                .elem_bytes()
-                .map(|e| self.shape.min_bytes(e) / s / 1e9)
-        });
+        self.gbps = seconds.and_then(|s| Some(self.shape.min_bytes()? / s / 1e9));
         let fraction = |x: Option<f64>, peak: Option<f64>| Some(x? / peak.filter(|p| *p > 0.0)?);
         self.frac_peak_flops = fraction(self.tflops, ceilings.map(|c| c.bf16_matmul_tflops));
         self.frac_peak_bw = fraction(self.gbps, ceilings.map(|c| c.copy_tbps * 1000.0));
@@ -437,19 +423,13 @@ impl fmt::Display for ResultKey {
     }
 }
 
-/// Failure to read or write a report file.
+/// Failure to read or write a report file, with the file's path.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{}: invalid report JSON: {source}", path.display())]
-    Json {
-        path: PathBuf,
-        source: serde_json::Error,
-    },
+    #[error("{}: {}", .0.display(), .1)]
+    Io(PathBuf, #[source] std::io::Error),
+    #[error("{}: invalid report JSON: {}", .0.display(), .1)]
+    Json(PathBuf, #[source] serde_json::Error),
     /// The report declares a schema version this crate does not understand (or none).
     #[error("{}: {} (expected {SCHEMA_VERSION})", path.display(), match found {
         Some(v) => format!("schema_version {v} is not supported"),
@@ -459,8 +439,7 @@ pub enum ReportError {
 }
 
 fn io_error(path: &Path, source: std::io::Error) -> ReportError {
-    let path = path.to_path_buf();
-    ReportError::Io { path, source }
+    ReportError::Io(path.to_path_buf(), source)
 }
 
 impl Report {
@@ -485,10 +464,7 @@ impl Report {
     pub fn read(path: impl AsRef<Path>) -> Result<Report, ReportError> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|e| io_error(path, e))?;
-        let json = |source| ReportError::Json {
-            path: path.to_path_buf(),
-            source,
-        };
+        let json = |source| ReportError::Json(path.to_path_buf(), source);
         let value: serde_json::Value = serde_json::from_str(&text).map_err(json)?;
         let found = value.get("schema_version").and_then(|v| v.as_u64());
         if found != Some(u64::from(SCHEMA_VERSION)) {
@@ -631,10 +607,9 @@ mod tests {
         s.heads_kv = 2;
         s.seqlen_k = 300;
         let (q, kv, lse) = (2 * 8 * 100 * 64 * 2, 2 * 2 * 300 * 64 * 2, 2 * 8 * 100 * 4);
-        assert_eq!(s.min_bytes(2), (2 * q + 2 * kv + lse) as f64);
-        assert_eq!(s.elem_bytes(), Some(2));
+        assert_eq!(s.min_bytes(), Some((2 * q + 2 * kv + lse) as f64));
         s.dtype = "fp8".into();
-        assert_eq!(s.elem_bytes(), None);
+        assert_eq!(s.min_bytes(), None);
     }
 
     fn sample_report() -> Report {
@@ -672,13 +647,19 @@ mod tests {
     }
 
     #[test]
-    fn json_round_trip_and_omitted_optionals() {
+    fn json_files_round_trip_and_check_the_schema() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
         let r = sample_report();
-        let text = r.to_json_string();
-        assert_eq!(serde_json::from_str::<Report>(&text).unwrap(), r);
-        // The failed result omits derived fields entirely.
-        assert!(!text.contains("\"commit\""));
-        // null and absent are both accepted for optional fields.
+        r.write(&path).unwrap();
+        assert_eq!(Report::read(&path).unwrap(), r);
+        // Optional fields without a value are left out...
+        assert!(
+            !std::fs::read_to_string(&path)
+                .unwrap()
+                .contains("\"commit\"")
+        );
+        // ...and null and absent are both accepted.
         let minimal = r#"{"schema_version":1,"tool":"sdpa_baseline.py","created_utc":"x",
             "commit":null,"device":{"name":"G","sm_count":null},"ceilings":null,
             "results":[{"suite":"s","shape":{"dtype":"f16","batch":1,"heads_q":1,"heads_kv":1,
@@ -687,17 +668,8 @@ mod tests {
         let m: Report = serde_json::from_str(minimal).unwrap();
         assert_eq!(m.results[0].samples_ms, vec![1.0]);
         assert!(m.commit.is_none() && m.device.sm_count.is_none());
-    }
-
-    #[test]
-    fn read_write_files_and_check_the_schema() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("r.json");
-        let r = sample_report();
-        r.write(&path).unwrap();
-        assert_eq!(Report::read(&path).unwrap(), r);
         let missing = Report::read(dir.path().join("missing.json")).unwrap_err();
-        assert!(matches!(missing, ReportError::Io { .. }));
+        assert!(matches!(missing, ReportError::Io(..)));
         for (text, message) in [
             (
                 r#"{"schema_version":2}"#,
@@ -762,7 +734,6 @@ mod tests {
         assert_eq!(format_utc(0), "1970-01-01T00:00:00Z");
         // 2000-02-29 12:34:56 UTC (leap day in a century leap year).
         assert_eq!(format_utc(951_827_696), "2000-02-29T12:34:56Z");
-        // 2024-12-31 23:59:59 UTC.
         assert_eq!(format_utc(1_735_689_599), "2024-12-31T23:59:59Z");
         assert_eq!(now_utc().len(), 20);
     }
