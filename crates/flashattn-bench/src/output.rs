@@ -16,29 +16,26 @@ use std::collections::BTreeMap;
 use std::error::Error;
 use std::fmt::Write as _;
 
-/// Sort key: where `group` is in `order` (after them all when absent), then `name`.
-fn rank(order: &[&str], group: &str, name: &str) -> (usize, String) {
-    let place = order.iter().position(|o| *o == group);
-    (place.unwrap_or(order.len()), name.to_string())
-}
-
-/// Our plain kernel first, then our tuned variants, then the SDPA backends in a fixed order,
-/// then anything else alphabetically, so that columns line up across reports.
+/// Sort key: our plain kernel, our tuned variants, SDPA's backends in a fixed order, then the
+/// rest alphabetically, so that columns line up across reports.
 fn impl_rank(name: &str) -> (usize, String) {
-    let order = [
-        IMPL_OURS,
-        "flashattn[",
-        "sdpa-flash",
-        "sdpa-cudnn",
-        "sdpa-efficient",
-    ];
-    let tuned = is_ours(name) && name != IMPL_OURS;
-    rank(&order, if tuned { "flashattn[" } else { name }, name)
+    let place = match name {
+        IMPL_OURS => 0,
+        _ if is_ours(name) => 1,
+        "sdpa-flash" => 2,
+        "sdpa-cudnn" => 3,
+        "sdpa-efficient" => 4,
+        _ => 5,
+    };
+    (place, name.to_string())
 }
 
-/// The most trustworthy mode (graph) first.
+/// Sort key: the most trustworthy mode (graph) first.
 fn mode_rank(mode: &str) -> (usize, String) {
-    rank(&[MODE_GRAPH, MODE_EVENTS, MODE_COLD], mode, mode)
+    let place = [MODE_GRAPH, MODE_EVENTS, MODE_COLD]
+        .iter()
+        .position(|m| *m == mode);
+    (place.unwrap_or(3), mode.to_string())
 }
 
 /// Items in first-appearance order without duplicates; report order is the
@@ -138,7 +135,6 @@ impl Serialize for SummaryColumns {
 /// One CSV row per result (header included), for spreadsheets and pandas.
 pub fn to_csv(report: &Report) -> String {
     const IN_MEMORY: &str = "CSV of plain fields into memory cannot fail";
-    // Headers are written by hand: csv cannot name the columns of nested records.
     let mut w = csv::WriterBuilder::new();
     let mut w = w.has_headers(false).from_writer(Vec::new());
     w.write_record(CSV_HEADER.split(',')).expect(IN_MEMORY);
@@ -214,13 +210,9 @@ pub fn side_by_side(report: &Report) -> Vec<SideBySide> {
 
 /// The row of the results of `in_mode` on the shape `shape_key`.
 fn side_by_side_row(shape_key: String, in_mode: &[&BenchResult]) -> SideBySideRow {
-    let results: Vec<_> = in_mode
-        .iter()
-        .filter(|r| r.shape.key() == shape_key)
-        .collect();
+    let results = || in_mode.iter().filter(|r| r.shape.key() == shape_key);
     // A later duplicate overrides (as collecting into a map does), matching Report::merge.
-    let cells: BTreeMap<String, Cell> = results
-        .iter()
+    let cells: BTreeMap<String, Cell> = results()
         .map(|r| {
             let cell = Cell {
                 summary: r.effective_summary(),
@@ -243,7 +235,10 @@ fn side_by_side_row(shape_key: String, in_mode: &[&BenchResult]) -> SideBySideRo
         .filter_map(|(name, c)| Some((name.clone(), best_baseline.as_ref()?.1 / p50(c)?)))
         .collect();
     SideBySideRow {
-        suite: results.first().map(|r| r.suite.clone()).unwrap_or_default(),
+        suite: results()
+            .next()
+            .map(|r| r.suite.clone())
+            .unwrap_or_default(),
         shape_key,
         cells,
         best_baseline,
@@ -334,8 +329,8 @@ pub fn to_markdown(report: &Report) -> String {
 }
 
 /// What [`svg_chart`] plots, and the options of `flashattn-report chart` (whose help the field
-/// docs are).
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+/// docs are); the defaults are the command line's.
+#[derive(Debug, Clone, PartialEq, Eq, clap::Parser)]
 pub struct ChartOptions {
     /// Only shapes with this head dimension.
     #[arg(long)]
@@ -344,8 +339,6 @@ pub struct ChartOptions {
     #[arg(long, value_parser = [MODE_EVENTS, MODE_COLD, MODE_GRAPH])]
     pub mode: Option<String>,
     /// Only shapes of this suite; `any` for every non-causal shape.
-    // A known suite name selects by shape membership, whatever the results' suite tags; an
-    // unknown name selects by tag.
     #[arg(long, default_value = "sweep")]
     pub suite: String,
 }
@@ -353,12 +346,7 @@ pub struct ChartOptions {
 impl ChartOptions {
     /// The sweep suite at `head_dim`, mode chosen automatically.
     pub fn new(head_dim: usize) -> Self {
-        let suite = "sweep".to_string();
-        ChartOptions {
-            head_dim,
-            suite,
-            mode: None,
-        }
+        clap::Parser::parse_from(["chart", "--head-dim", &head_dim.to_string()])
     }
 }
 
@@ -382,7 +370,7 @@ fn seqlen_label(s: u64) -> String {
 pub fn svg_chart(report: &Report, opts: &ChartOptions) -> Result<String, String> {
     let suite = Some(opts.suite.as_str()).filter(|s| *s != "any");
     // Known suites select by shape, not by tag: `all` runs tag shared shapes
-    // with the first suite that lists them (see `suites::suite`).
+    // with the first suite that lists them (see `suites::suite`); other names select by tag.
     let members = suite.and_then(crate::suites::suite);
     let members: Option<Vec<String>> = members.map(|m| m.iter().map(Shape::key).collect());
     let wanted = |r: &&BenchResult| {
@@ -438,7 +426,6 @@ pub fn svg_chart(report: &Report, opts: &ChartOptions) -> Result<String, String>
 /// The chart's lines: implementation (by [`impl_rank`]) to sequence length to TFLOP/s.
 type Series = BTreeMap<(usize, String), BTreeMap<u64, f64>>;
 
-/// Draws `series` as an SVG document into `svg`.
 fn draw_chart(svg: &mut String, title: &str, series: &Series) -> Result<(), Box<dyn Error>> {
     let points = || series.values().flatten();
     let shortest = points().map(|p| *p.0).min().unwrap_or(1);
@@ -591,9 +578,8 @@ mod tests {
         rep.results[2].shape = Shape::decode("bf16", 8, (32, 8), 4096, 128, Some(64));
         let csv = to_csv(&rep);
         assert_eq!(csv.lines().count(), rep.results.len() + 1);
-        assert!(csv.lines().next().unwrap().starts_with("suite,shape,dtype"));
-        let cols = csv.lines().next().unwrap().split(',').count();
-        assert_eq!(cols, 24);
+        let header = csv.lines().next().unwrap();
+        assert!(header.starts_with("suite,shape,dtype") && header.split(',').count() == 24);
         assert!(csv.contains(",\"say \"\"hi\"\", twice\"\n"), "{csv}");
         // Every record has every column, the failed result's empty summary included.
         let mut reader = csv::Reader::from_reader(csv.as_bytes());
