@@ -83,14 +83,9 @@ fn index<'a>(
     opts: &CompareOptions,
 ) -> (HashMap<ResultKey, &'a BenchResult>, Vec<ResultKey>) {
     let wanted = |r: &&BenchResult| opts.mode.as_deref().is_none_or(|m| r.mode == m);
-    let mut by_key = HashMap::new();
-    let mut order = Vec::new();
-    for r in report.results.iter().filter(wanted) {
-        if by_key.insert(r.key(), r).is_none() {
-            order.push(r.key());
-        }
-    }
-    (by_key, order)
+    let selected: Vec<&BenchResult> = report.results.iter().filter(wanted).collect();
+    let order = unique_in_order(selected.iter().map(|r| r.key()));
+    (selected.into_iter().map(|r| (r.key(), r)).collect(), order)
 }
 
 /// Matches `old` and `new` results and judges each pair.
@@ -120,10 +115,8 @@ pub fn compare_reports(old: &Report, new: &Report, opts: &CompareOptions) -> Com
             (_, Err(e)) => out.skipped.push((key, format!("new {e}"))),
         }
     }
-    out.only_in_old = old_order
-        .into_iter()
-        .filter(|k| !new_by_key.contains_key(k))
-        .collect();
+    out.only_in_old = old_order;
+    out.only_in_old.retain(|k| !new_by_key.contains_key(k));
     out
 }
 
