@@ -50,10 +50,9 @@ pub(crate) fn unique_in_order<T: PartialEq>(items: impl IntoIterator<Item = T>) 
     out
 }
 
-/// Formats a number with a precision that suits its magnitude: three
-/// significant figures for small values, whole numbers for large ones.
+/// A number to about four significant figures: one more decimal for each decade below 100, down
+/// to 0.01, then scientific; `-` when not finite.
 pub fn fmt_num(x: f64) -> String {
-    // One more decimal for each decade below 100, down to 0.01.
     match [100.0, 10.0, 1.0, 0.01].iter().position(|t| x.abs() >= *t) {
         _ if !x.is_finite() => "-".to_string(),
         Some(i) => format!("{x:.p$}", p = i + 1),
@@ -496,18 +495,17 @@ mod tests {
         let mut rep = Report::new("flashattn-bench", Device::named("GPU"));
         let a = Shape::self_attention("f16", 1, 8, 512, 64, false);
         let b = Shape::self_attention("f16", 1, 8, 512, 64, true);
-        let failed = BenchResult::failed(
-            "seed",
-            b.clone(),
-            "sdpa-cudnn",
-            "events",
-            "no kernel | sorry",
-        );
         rep.results = vec![
             result("seed", &a, "sdpa-flash", "events", 2.0),
             result("seed", &a, "flashattn", "events", 1.0),
             result("seed", &a, "sdpa-cudnn", "events", 1.5),
-            failed,
+            BenchResult::failed(
+                "seed",
+                b.clone(),
+                "sdpa-cudnn",
+                "events",
+                "no kernel | sorry",
+            ),
             result("seed", &b, "flashattn", "events", 1.0),
             result("seed", &b, "sdpa-flash", "events", 0.8),
             result("seed", &a, "flashattn", "graph", 0.9),

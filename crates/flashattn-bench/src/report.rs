@@ -553,21 +553,12 @@ fn utc_string(t: chrono::DateTime<chrono::Utc>) -> String {
 mod tests {
     use super::*;
 
-    fn brute_force_pairs(s: &Shape) -> u64 {
-        let (sq, sk) = (s.seqlen_q as i64, s.seqlen_k as i64);
-        let pairs = (0..sq).flat_map(|i| (0..sk).map(move |j| (i, j)));
-        pairs
-            .filter(|&(i, j)| !s.causal || j <= i + sk - sq)
-            .count() as u64
-    }
-
     #[test]
     fn shape_key_format() {
         let s = Shape::self_attention("f16", 4, 16, 512, 64, true);
         assert_eq!(s.key(), "f16 B4 H16/16 S512x512 D64 causal");
         let mut g = Shape::self_attention("bf16", 1, 32, 128, 128, false);
-        g.heads_kv = 8;
-        g.seqlen_k = 256;
+        (g.heads_kv, g.seqlen_k) = (8, 256);
         assert_eq!(g.key(), "bf16 B1 H32/8 S128x256 D128");
         assert_eq!(g.to_string(), g.key());
         let mods = ScoreMods {
@@ -589,7 +580,11 @@ mod tests {
                 for causal in [false, true] {
                     let mut s = Shape::self_attention("f16", 1, 1, sq, 8, causal);
                     s.seqlen_k = sk;
-                    assert_eq!(s.allowed_pairs(), brute_force_pairs(&s), "{s}");
+                    // Brute force: key j is visible to query i iff j <= i + sk - sq (causal).
+                    let brute: usize = (0..sq)
+                        .map(|i| (0..sk).filter(|&j| !causal || j + sq <= i + sk).count())
+                        .sum();
+                    assert_eq!(s.allowed_pairs(), brute as u64, "{s}");
                 }
             }
         }
@@ -604,8 +599,7 @@ mod tests {
         }
         // Q and O, K and V, and one f32 log-sum-exp a query row.
         let mut s = Shape::self_attention("f16", 2, 8, 100, 64, false);
-        s.heads_kv = 2;
-        s.seqlen_k = 300;
+        (s.heads_kv, s.seqlen_k) = (2, 300);
         let (q, kv, lse) = (2 * 8 * 100 * 64 * 2, 2 * 2 * 300 * 64 * 2, 2 * 8 * 100 * 4);
         assert_eq!(s.min_bytes(), Some((2 * q + 2 * kv + lse) as f64));
         s.dtype = "fp8".into();
