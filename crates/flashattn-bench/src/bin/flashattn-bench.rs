@@ -108,10 +108,9 @@ fn entries(suites: &SuiteArgs) -> Vec<SuiteShape> {
 }
 
 /// The GPU and the launch layer's facts about it (which configurations it can run).
-fn open_gpu() -> Option<(Gpu, flashattn::DeviceFacts)> {
+fn open_gpu() -> Option<(flashattn::DeviceFacts, Gpu)> {
     let gpu = Gpu::open(0).and_then(|g| Ok((g.facts()?.as_ref().clone(), g)));
-    let (facts, gpu) = gpu.inspect_err(|e| println!("no usable GPU: {e}")).ok()?;
-    Some((gpu, facts))
+    gpu.inspect_err(|e| println!("no usable GPU: {e}")).ok()
 }
 
 /// One progress line: `[i/n] shape what p50 ... ms ... TFLOP/s`.
@@ -128,7 +127,7 @@ fn run(args: &RunArgs) -> i32 {
         modes: args.modes.clone(),
         ..Protocol::default()
     };
-    let Some((gpu, facts)) = open_gpu() else {
+    let Some((facts, gpu)) = open_gpu() else {
         return 2;
     };
 
@@ -282,7 +281,7 @@ fn tune(args: &TuneArgs) -> i32 {
         ..Protocol::default()
     };
     let out = &args.out;
-    let Some((gpu, facts)) = open_gpu() else {
+    let Some((facts, gpu)) = open_gpu() else {
         return 2;
     };
     let device = gpu.device().name;
