@@ -83,14 +83,9 @@ fn index<'a>(
     opts: &CompareOptions,
 ) -> (HashMap<ResultKey, &'a BenchResult>, Vec<ResultKey>) {
     let wanted = |r: &&BenchResult| opts.mode.as_deref().is_none_or(|m| r.mode == m);
-    let mut by_key = HashMap::new();
-    let mut order = Vec::new();
-    for r in report.results.iter().filter(wanted) {
-        if by_key.insert(r.key(), r).is_none() {
-            order.push(r.key());
-        }
-    }
-    (by_key, order)
+    let selected: Vec<&BenchResult> = report.results.iter().filter(wanted).collect();
+    let order = unique_in_order(selected.iter().map(|r| r.key()));
+    (selected.into_iter().map(|r| (r.key(), r)).collect(), order)
 }
 
 /// Matches `old` and `new` results and judges each pair.
@@ -120,10 +115,8 @@ pub fn compare_reports(old: &Report, new: &Report, opts: &CompareOptions) -> Com
             (_, Err(e)) => out.skipped.push((key, format!("new {e}"))),
         }
     }
-    out.only_in_old = old_order
-        .into_iter()
-        .filter(|k| !new_by_key.contains_key(k))
-        .collect();
+    out.only_in_old = old_order;
+    out.only_in_old.retain(|k| !new_by_key.contains_key(k));
     out
 }
 
@@ -213,23 +206,15 @@ fn format_p(p: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{Device, MODE_EVENTS, MODE_GRAPH, Shape};
-    use rand::rngs::StdRng;
-    use rand::{Rng, SeedableRng};
-
-    fn noisy(center: f64, seed: u64) -> Vec<f64> {
-        let mut rng = StdRng::seed_from_u64(seed);
-        (0..100)
-            .map(|_| center * (1.0 + 0.05 * (rng.random::<f64>() - 0.5)))
-            .collect()
-    }
+    use crate::report::{Device, Shape};
+    use crate::stats::tests::noisy;
 
     fn report(scale: f64, seed: u64) -> Report {
         let mut r = Report::new("flashattn-bench", Device::named("GPU"));
         let shapes = crate::suites::suite("seed").unwrap();
         for (i, s) in shapes.into_iter().take(3).enumerate() {
             for mode in [MODE_EVENTS, MODE_GRAPH] {
-                let samples = noisy(scale * (1.0 + i as f64), seed + i as u64);
+                let samples = noisy(scale * (1.0 + i as f64), 100, 0.05, seed + i as u64);
                 let result = BenchResult::new("seed", s.clone(), "flashattn", mode, samples);
                 r.results.push(result);
             }
@@ -241,21 +226,19 @@ mod tests {
     fn verdicts_and_exit_codes() {
         let old = report(1.0, 1);
         let compare = |new: &Report| compare_reports(&old, new, &CompareOptions::default());
-        for (new, verdict, exit) in [
-            (report(1.0, 1), Verdict::Unchanged, 0),
-            (report(1.1, 50), Verdict::Regressed, 1),
-            (report(0.9, 50), Verdict::Improved, 0),
+        for (new, verdict, exit, shown) in [
+            (report(1.0, 1), Verdict::Unchanged, 0, "unchanged"),
+            (report(1.1, 50), Verdict::Regressed, 1, "REGRESSED"),
+            (report(0.9, 50), Verdict::Improved, 0, "improved"),
         ] {
             let c = compare(&new);
+            let text = c.render_text();
             assert_eq!(c.rows.len(), 6);
-            assert_eq!(c.count(verdict), 6, "{}", c.render_text());
+            assert_eq!(c.count(verdict), 6, "{text}");
             assert_eq!(c.exit_code(), exit);
+            // The verdict ends each table row.
+            assert!(text.contains(&format!(" {shown}\n")), "{text}");
         }
-        assert!(
-            compare(&report(1.1, 50))
-                .render_text()
-                .contains("REGRESSED")
-        );
         // Deterministic for a seed.
         assert_eq!(compare(&report(1.02, 9)), compare(&report(1.02, 9)));
     }
@@ -275,8 +258,7 @@ mod tests {
         };
         let c = compare_reports(&old, &new, &opts);
         assert_eq!(c.only_in_old, vec![gone]);
-        assert_eq!(c.only_in_new.len(), 1);
-        assert_eq!(c.skipped.len(), 1);
+        assert_eq!((c.only_in_new.len(), c.skipped.len()), (1, 1));
         assert!(c.rows.iter().all(|r| r.key.mode == MODE_EVENTS));
         let text = c.render_text();
         for part in [

@@ -16,29 +16,26 @@ use std::collections::BTreeMap;
 use std::error::Error;
 use std::fmt::Write as _;
 
-/// Sort key: where `group` is in `order` (after them all when absent), then `name`.
-fn rank(order: &[&str], group: &str, name: &str) -> (usize, String) {
-    let place = order.iter().position(|o| *o == group);
-    (place.unwrap_or(order.len()), name.to_string())
-}
-
-/// Our plain kernel first, then our tuned variants, then the SDPA backends in a fixed order,
-/// then anything else alphabetically, so that columns line up across reports.
+/// Sort key: our plain kernel, our tuned variants, SDPA's backends in a fixed order, then the
+/// rest alphabetically, so that columns line up across reports.
 fn impl_rank(name: &str) -> (usize, String) {
-    let order = [
-        IMPL_OURS,
-        "flashattn[",
-        "sdpa-flash",
-        "sdpa-cudnn",
-        "sdpa-efficient",
-    ];
-    let tuned = is_ours(name) && name != IMPL_OURS;
-    rank(&order, if tuned { "flashattn[" } else { name }, name)
+    let place = match name {
+        IMPL_OURS => 0,
+        _ if is_ours(name) => 1,
+        "sdpa-flash" => 2,
+        "sdpa-cudnn" => 3,
+        "sdpa-efficient" => 4,
+        _ => 5,
+    };
+    (place, name.to_string())
 }
 
-/// The most trustworthy mode (graph) first.
+/// Sort key: the most trustworthy mode (graph) first.
 fn mode_rank(mode: &str) -> (usize, String) {
-    rank(&[MODE_GRAPH, MODE_EVENTS, MODE_COLD], mode, mode)
+    let place = [MODE_GRAPH, MODE_EVENTS, MODE_COLD]
+        .iter()
+        .position(|m| *m == mode);
+    (place.unwrap_or(3), mode.to_string())
 }
 
 /// Items in first-appearance order without duplicates; report order is the
@@ -53,25 +50,14 @@ pub(crate) fn unique_in_order<T: PartialEq>(items: impl IntoIterator<Item = T>) 
     out
 }
 
-/// Formats a number with a precision that suits its magnitude: three
-/// significant figures for small values, whole numbers for large ones.
+/// A number to about four significant figures: one more decimal for each decade below 100, down
+/// to 0.01, then scientific; `-` when not finite.
 pub fn fmt_num(x: f64) -> String {
-    if !x.is_finite() {
-        return "-".to_string();
-    }
-    let a = x.abs();
-    if a >= 100.0 {
-        format!("{x:.1}")
-    } else if a >= 10.0 {
-        format!("{x:.2}")
-    } else if a >= 1.0 {
-        format!("{x:.3}")
-    } else if a >= 0.01 {
-        format!("{x:.4}")
-    } else if a == 0.0 {
-        "0".to_string()
-    } else {
-        format!("{x:.3e}")
+    match [100.0, 10.0, 1.0, 0.01].iter().position(|t| x.abs() >= *t) {
+        _ if !x.is_finite() => "-".to_string(),
+        Some(i) => format!("{x:.p$}", p = i + 1),
+        None if x == 0.0 => "0".to_string(),
+        None => format!("{x:.3e}"),
     }
 }
 
@@ -79,7 +65,7 @@ pub fn fmt_num(x: f64) -> String {
 /// it says nothing, headers included).
 fn table(preset: &str, headers: &[impl ToString], rows: &[Vec<String>], align: &[Align]) -> Table {
     let mut table = Table::new();
-    let headers: Vec<String> = headers.iter().map(ToString::to_string).collect();
+    let headers = headers.iter().map(ToString::to_string);
     table.load_preset(preset).set_header(headers).add_rows(rows);
     for (column, a) in table.column_iter_mut().zip(align) {
         column.set_cell_alignment(*a);
@@ -148,7 +134,6 @@ impl Serialize for SummaryColumns {
 /// One CSV row per result (header included), for spreadsheets and pandas.
 pub fn to_csv(report: &Report) -> String {
     const IN_MEMORY: &str = "CSV of plain fields into memory cannot fail";
-    // Headers are written by hand: csv cannot name the columns of nested records.
     let mut w = csv::WriterBuilder::new();
     let mut w = w.has_headers(false).from_writer(Vec::new());
     w.write_record(CSV_HEADER.split(',')).expect(IN_MEMORY);
@@ -211,30 +196,22 @@ pub fn side_by_side(report: &Report) -> Vec<SideBySide> {
         let in_mode: Vec<&BenchResult> = report.results.iter().filter(|r| r.mode == mode).collect();
         let mut implementations = unique_in_order(in_mode.iter().map(|r| r.implementation.clone()));
         implementations.sort_by_key(|i| impl_rank(i));
-        let rows = unique_in_order(in_mode.iter().map(|r| r.shape.key()))
-            .into_iter()
-            .map(|key| {
-                let results: Vec<&BenchResult> = in_mode
-                    .iter()
-                    .copied()
-                    .filter(|r| r.shape.key() == key)
-                    .collect();
-                side_by_side_row(key, &results)
-            })
-            .collect();
+        let keys = unique_in_order(in_mode.iter().map(|r| r.shape.key()));
+        let rows = keys.into_iter().map(|k| side_by_side_row(k, &in_mode));
         SideBySide {
             mode,
             implementations,
-            rows,
+            rows: rows.collect(),
         }
     };
     modes.into_iter().map(view).collect()
 }
 
-fn side_by_side_row(shape_key: String, results: &[&BenchResult]) -> SideBySideRow {
+/// The row of the results of `in_mode` on the shape `shape_key`.
+fn side_by_side_row(shape_key: String, in_mode: &[&BenchResult]) -> SideBySideRow {
+    let results = || in_mode.iter().filter(|r| r.shape.key() == shape_key);
     // A later duplicate overrides (as collecting into a map does), matching Report::merge.
-    let cells: BTreeMap<String, Cell> = results
-        .iter()
+    let cells: BTreeMap<String, Cell> = results()
         .map(|r| {
             let cell = Cell {
                 summary: r.effective_summary(),
@@ -257,7 +234,10 @@ fn side_by_side_row(shape_key: String, results: &[&BenchResult]) -> SideBySideRo
         .filter_map(|(name, c)| Some((name.clone(), best_baseline.as_ref()?.1 / p50(c)?)))
         .collect();
     SideBySideRow {
-        suite: results.first().map(|r| r.suite.clone()).unwrap_or_default(),
+        suite: results()
+            .next()
+            .map(|r| r.suite.clone())
+            .unwrap_or_default(),
         shape_key,
         cells,
         best_baseline,
@@ -278,21 +258,15 @@ fn device_lines(report: &Report) -> String {
     .into_iter()
     .flatten()
     .collect();
-    let device = if extras.is_empty() {
-        d.name.clone()
-    } else {
-        format!("{} ({})", d.name, extras.join(", "))
-    };
+    let extras = (!extras.is_empty()).then(|| format!(" ({})", extras.join(", ")));
     let ceilings = report.ceilings.map(|c| {
         let (flops, bw) = (fmt_num(c.bf16_matmul_tflops), fmt_num(c.copy_tbps));
         format!("- measured ceilings: bf16 matmul {flops} TFLOP/s, copy {bw} TB/s")
     });
+    let (tool, created, name) = (&report.tool, &report.created_utc, &d.name);
     let lines = [
-        Some(format!(
-            "- tool: `{}`, created {}",
-            report.tool, report.created_utc
-        )),
-        Some(format!("- device: {device}")),
+        Some(format!("- tool: `{tool}`, created {created}")),
+        Some(format!("- device: {name}{}", extras.unwrap_or_default())),
         report.commit.as_ref().map(|c| format!("- commit: `{c}`")),
         ceilings,
         report.command.as_ref().map(|c| format!("- command: `{c}`")),
@@ -319,8 +293,7 @@ pub fn to_markdown(report: &Report) -> String {
         let (headers, align): (Vec<String>, Vec<Align>) = columns.into_iter().unzip();
         for suite in unique_in_order(view.rows.iter().map(|r| &r.suite)) {
             let _ = write!(out, "\n## Mode `{}`, suite `{suite}`\n\n", view.mode);
-            let mut errors = Vec::new();
-            let mut rows = Vec::new();
+            let (mut errors, mut rows) = (Vec::new(), Vec::new());
             for row in view.rows.iter().filter(|r| &r.suite == suite) {
                 let mut cells = vec![row.shape_key.clone()];
                 for i in &view.implementations {
@@ -347,9 +320,7 @@ pub fn to_markdown(report: &Report) -> String {
             out.push_str(&markdown_table(&headers, &rows, &align));
             if !errors.is_empty() {
                 out.push_str("\nErrors:\n\n");
-                for e in errors {
-                    out = out + &md_escape(&e) + "\n";
-                }
+                out.extend(errors.iter().map(|e| md_escape(e) + "\n"));
             }
         }
     }
@@ -357,8 +328,8 @@ pub fn to_markdown(report: &Report) -> String {
 }
 
 /// What [`svg_chart`] plots, and the options of `flashattn-report chart` (whose help the field
-/// docs are).
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+/// docs are); the defaults are the command line's.
+#[derive(Debug, Clone, PartialEq, Eq, clap::Parser)]
 pub struct ChartOptions {
     /// Only shapes with this head dimension.
     #[arg(long)]
@@ -367,8 +338,6 @@ pub struct ChartOptions {
     #[arg(long, value_parser = [MODE_EVENTS, MODE_COLD, MODE_GRAPH])]
     pub mode: Option<String>,
     /// Only shapes of this suite; `any` for every non-causal shape.
-    // A known suite name selects by shape membership, whatever the results' suite tags; an
-    // unknown name selects by tag.
     #[arg(long, default_value = "sweep")]
     pub suite: String,
 }
@@ -376,12 +345,7 @@ pub struct ChartOptions {
 impl ChartOptions {
     /// The sweep suite at `head_dim`, mode chosen automatically.
     pub fn new(head_dim: usize) -> Self {
-        let suite = "sweep".to_string();
-        ChartOptions {
-            head_dim,
-            suite,
-            mode: None,
-        }
+        clap::Parser::parse_from(["chart", "--head-dim", &head_dim.to_string()])
     }
 }
 
@@ -405,19 +369,19 @@ fn seqlen_label(s: u64) -> String {
 pub fn svg_chart(report: &Report, opts: &ChartOptions) -> Result<String, String> {
     let suite = Some(opts.suite.as_str()).filter(|s| *s != "any");
     // Known suites select by shape, not by tag: `all` runs tag shared shapes
-    // with the first suite that lists them (see `suites::suite`).
+    // with the first suite that lists them (see `suites::suite`); other names select by tag.
     let members = suite.and_then(crate::suites::suite);
     let members: Option<Vec<String>> = members.map(|m| m.iter().map(Shape::key).collect());
-    let in_suite = |r: &BenchResult| match (&members, suite) {
-        (Some(keys), _) => keys.contains(&r.shape.key()),
-        (None, Some(name)) => r.suite == name,
-        (None, None) => true,
+    let wanted = |r: &&BenchResult| {
+        r.shape.head_dim == opts.head_dim
+            && !r.shape.causal
+            && match (&members, suite) {
+                (Some(keys), _) => keys.contains(&r.shape.key()),
+                (None, Some(name)) => r.suite == name,
+                (None, None) => true,
+            }
     };
-    let candidates: Vec<&BenchResult> = report
-        .results
-        .iter()
-        .filter(|r| r.shape.head_dim == opts.head_dim && !r.shape.causal && in_suite(r))
-        .collect();
+    let candidates: Vec<&BenchResult> = report.results.iter().filter(wanted).collect();
     let mode = match &opts.mode {
         Some(m) => m.clone(),
         None if candidates.iter().any(|r| r.mode == MODE_GRAPH) => MODE_GRAPH.to_string(),
@@ -442,19 +406,15 @@ pub fn svg_chart(report: &Report, opts: &ChartOptions) -> Result<String, String>
         ));
     }
 
+    // Not empty: the series are.
     let dtypes = unique_in_order(candidates.iter().map(|r| r.shape.dtype.as_str())).join("/");
-    let dtypes = if dtypes.is_empty() {
-        dtypes
-    } else {
-        dtypes + ", "
-    };
     let suite = match suite {
         Some("sweep") => format!("{} tokens per call", crate::suites::SWEEP_TOKENS),
         Some(s) => format!("suite {s}"),
         None => "all suites".to_string(),
     };
     let title = format!(
-        "Attention forward, D={}, {dtypes}{suite} (mode {mode})",
+        "Attention forward, D={}, {dtypes}, {suite} (mode {mode})",
         opts.head_dim
     );
     let mut svg = String::new();
@@ -465,7 +425,6 @@ pub fn svg_chart(report: &Report, opts: &ChartOptions) -> Result<String, String>
 /// The chart's lines: implementation (by [`impl_rank`]) to sequence length to TFLOP/s.
 type Series = BTreeMap<(usize, String), BTreeMap<u64, f64>>;
 
-/// Draws `series` as an SVG document into `svg`.
 fn draw_chart(svg: &mut String, title: &str, series: &Series) -> Result<(), Box<dyn Error>> {
     let points = || series.values().flatten();
     let shortest = points().map(|p| *p.0).min().unwrap_or(1);
@@ -536,18 +495,17 @@ mod tests {
         let mut rep = Report::new("flashattn-bench", Device::named("GPU"));
         let a = Shape::self_attention("f16", 1, 8, 512, 64, false);
         let b = Shape::self_attention("f16", 1, 8, 512, 64, true);
-        let failed = BenchResult::failed(
-            "seed",
-            b.clone(),
-            "sdpa-cudnn",
-            "events",
-            "no kernel | sorry",
-        );
         rep.results = vec![
             result("seed", &a, "sdpa-flash", "events", 2.0),
             result("seed", &a, "flashattn", "events", 1.0),
             result("seed", &a, "sdpa-cudnn", "events", 1.5),
-            failed,
+            BenchResult::failed(
+                "seed",
+                b.clone(),
+                "sdpa-cudnn",
+                "events",
+                "no kernel | sorry",
+            ),
             result("seed", &b, "flashattn", "events", 1.0),
             result("seed", &b, "sdpa-flash", "events", 0.8),
             result("seed", &a, "flashattn", "graph", 0.9),
@@ -594,19 +552,8 @@ mod tests {
             let line = line.replace("\\|", "");
             line.split('|').map(|c| c.trim().to_string()).collect()
         };
-        let p50 = "flashattn p50";
-        let header = [
-            "",
-            "shape",
-            p50,
-            "flashattn p90",
-            "flashattn TFLOP/s",
-            "sdpa-flash p50",
-        ];
-        assert!(
-            md.lines()
-                .any(|l| cells(l).starts_with(&header.map(String::from)))
-        );
+        let header = "|shape|flashattn p50|flashattn p90|flashattn TFLOP/s|sdpa-flash p50|";
+        assert!(md.lines().any(|l| cells(l).join("|").starts_with(header)));
         for text in ["1.50x", "0.80x", "no kernel \\| sorry"] {
             assert!(md.contains(text), "{text}");
         }
@@ -625,17 +572,12 @@ mod tests {
         let mut rep = report();
         rep.results[3].error = Some("say \"hi\", twice".into());
         // Shapes whose JSON has extra fields (modifiers, decode, paging) keep the columns.
-        let softcap = crate::report::ScoreMods {
-            softcap: Some(30),
-            ..Default::default()
-        };
-        rep.results[1].shape = rep.results[1].shape.clone().with_mods(softcap);
+        rep.results[1].shape.mods.softcap = Some(30);
         rep.results[2].shape = Shape::decode("bf16", 8, (32, 8), 4096, 128, Some(64));
         let csv = to_csv(&rep);
         assert_eq!(csv.lines().count(), rep.results.len() + 1);
-        assert!(csv.lines().next().unwrap().starts_with("suite,shape,dtype"));
-        let cols = csv.lines().next().unwrap().split(',').count();
-        assert_eq!(cols, 24);
+        let header = csv.lines().next().unwrap();
+        assert!(header.starts_with("suite,shape,dtype") && header.split(',').count() == 24);
         assert!(csv.contains(",\"say \"\"hi\"\", twice\"\n"), "{csv}");
         // Every record has every column, the failed result's empty summary included.
         let mut reader = csv::Reader::from_reader(csv.as_bytes());
@@ -651,18 +593,10 @@ mod tests {
 
     #[test]
     fn text_table_aligns() {
-        let t = text_table(
-            &["name", "ms"],
-            &[
-                vec!["a".into(), "1.5".into()],
-                vec!["longer".into(), "10.25".into()],
-            ],
-            &[Align::Left, Align::Right],
-        );
-        assert_eq!(
-            t,
-            "name       ms\n------- -----\na         1.5\nlonger  10.25\n"
-        );
+        let rows = [["a", "1.5"], ["longer", "10.25"]].map(|r| r.map(String::from).to_vec());
+        let want = "name       ms\n------- -----\na         1.5\nlonger  10.25\n";
+        let t = text_table(&["name", "ms"], &rows, &[Align::Left, Align::Right]);
+        assert_eq!(t, want);
     }
 
     #[test]
@@ -708,9 +642,8 @@ mod tests {
         ] {
             assert_eq!(fmt_num(x), want);
         }
-        assert_eq!(
-            (seqlen_label(512), seqlen_label(16384)),
-            ("512".into(), "16K".into())
-        );
+        for (s, want) in [(512, "512"), (16384, "16K")] {
+            assert_eq!(seqlen_label(s), want);
+        }
     }
 }

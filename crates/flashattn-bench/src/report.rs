@@ -38,7 +38,7 @@ pub fn is_ours(implementation: &str) -> bool {
 }
 
 /// A whole benchmark run (field by field in `SCHEMA.md`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     pub schema_version: u32,
     /// [`TOOL_RUST`] or [`TOOL_PYTHON`] (merged reports join both with `+`).
@@ -81,9 +81,8 @@ pub struct Device {
 impl Device {
     /// A device known by its name only.
     pub fn named(name: &str) -> Device {
-        let name = name.to_string();
         Device {
-            name,
+            name: name.to_string(),
             ..Device::default()
         }
     }
@@ -213,7 +212,6 @@ impl Shape {
         }
     }
 
-    /// The same shape with these modifiers.
     pub fn with_mods(self, mods: ScoreMods) -> Shape {
         Shape { mods, ..self }
     }
@@ -225,7 +223,12 @@ impl Shape {
         let side = |w: Option<usize>| w.map_or("inf".to_string(), |w| w.to_string());
         let (left, right) = (m.window_left, m.window_right);
         let window = format!("window{}/{}", side(left), side(right));
-        let suffixes = [
+        let parts = [
+            Some(format!(
+                "{} B{} H{}/{}",
+                s.dtype, s.batch, s.heads_q, s.heads_kv
+            )),
+            Some(format!("S{}x{} D{}", s.seqlen_q, s.seqlen_k, s.head_dim)),
             s.causal.then(|| "causal".to_string()),
             (left.is_some() || right.is_some()).then_some(window),
             m.softcap.map(|c| format!("softcap{c}")),
@@ -234,12 +237,7 @@ impl Shape {
             s.decode.then(|| "decode".to_string()),
             s.page_size.map(|ps| format!("page{ps}")),
         ];
-        let mut key = format!("{} B{} H{}/{}", s.dtype, s.batch, s.heads_q, s.heads_kv);
-        key += &format!(" S{}x{} D{}", s.seqlen_q, s.seqlen_k, s.head_dim);
-        for suffix in suffixes.into_iter().flatten() {
-            key = key + " " + &suffix;
-        }
-        key
+        parts.into_iter().flatten().collect::<Vec<_>>().join(" ")
     }
 
     /// Number of (query, key) pairs that take part in attention, per batch element and head:
@@ -248,13 +246,8 @@ impl Shape {
     /// counted).
     pub fn allowed_pairs(&self) -> u64 {
         let (sq, sk) = (self.seqlen_q as i64, self.seqlen_k as i64);
-        let diag = sk - sq;
-        let left = self.mods.window_left;
-        let right = if self.causal {
-            Some(0)
-        } else {
-            self.mods.window_right
-        };
+        let (diag, left) = (sk - sq, self.mods.window_left);
+        let right = self.causal.then_some(0).or(self.mods.window_right);
         // Row i sees keys i + diag - left ..= i + diag + right, clipped to the sequence: one row
         // at a time, as windows break the closed form (and rows are few: one add each).
         (0..sq)
@@ -275,23 +268,18 @@ impl Shape {
         (per_pair as f64) * self.allowed_pairs() as f64
     }
 
-    /// Bytes of one element of `dtype`, if the type is known.
-    pub fn elem_bytes(&self) -> Option<usize> {
-        match self.dtype.as_str() {
-            "f16" | "bf16" => Some(2),
-            "f32" => Some(4),
-            _ => None,
-        }
-    }
-
     /// Minimum DRAM traffic of one call: read Q, K and V once, write O, and
-    /// write the f32 log-sum-exp (one per query row and head).
-    pub fn min_bytes(&self, elem_bytes: usize) -> f64 {
-        let (b, e, d) = (self.batch as u64, elem_bytes as u64, self.head_dim as u64);
+    /// write the f32 log-sum-exp (one per query row and head); `None` for an unknown dtype.
+    pub fn min_bytes(&self) -> Option<f64> {
+        let e = match self.dtype.as_str() {
+            "f16" | "bf16" => 2,
+            "f32" => 4,
+            _ => return None,
+        };
+        let (b, d) = (self.batch as u64, self.head_dim as u64);
         let q_rows = b * self.heads_q as u64 * self.seqlen_q as u64;
         let kv_rows = b * self.heads_kv as u64 * self.seqlen_k as u64;
-        // Q and O, K and V, and one f32 log-sum-exp a query row.
-        (2 * q_rows * d * e + 2 * kv_rows * d * e + q_rows * 4) as f64
+        Some((2 * q_rows * d * e + 2 * kv_rows * d * e + q_rows * 4) as f64)
     }
 }
 
@@ -381,11 +369,7 @@ impl BenchResult {
         self.summary = Summary::try_from_samples(&self.usable_samples());
         let seconds = self.summary.map(|s| s.p50 * 1e-3);
         self.tflops = seconds.map(|s| self.shape.flops() / s / 1e12);
-        self.gbps = seconds.and_then(|s| {
-            self.shape
-                .elem_bytes()
-                .map(|e| self.shape.min_bytes(e) / s / 1e9)
-        });
+        self.gbps = seconds.and_then(|s| Some(self.shape.min_bytes()? / s / 1e9));
         let fraction = |x: Option<f64>, peak: Option<f64>| Some(x? / peak.filter(|p| *p > 0.0)?);
         self.frac_peak_flops = fraction(self.tflops, ceilings.map(|c| c.bf16_matmul_tflops));
         self.frac_peak_bw = fraction(self.gbps, ceilings.map(|c| c.copy_tbps * 1000.0));
@@ -439,19 +423,13 @@ impl fmt::Display for ResultKey {
     }
 }
 
-/// Failure to read or write a report file.
+/// Failure to read or write a report file, with the file's path.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{}: invalid report JSON: {source}", path.display())]
-    Json {
-        path: PathBuf,
-        source: serde_json::Error,
-    },
+    #[error("{}: {}", .0.display(), .1)]
+    Io(PathBuf, #[source] std::io::Error),
+    #[error("{}: invalid report JSON: {}", .0.display(), .1)]
+    Json(PathBuf, #[source] serde_json::Error),
     /// The report declares a schema version this crate does not understand (or none).
     #[error("{}: {} (expected {SCHEMA_VERSION})", path.display(), match found {
         Some(v) => format!("schema_version {v} is not supported"),
@@ -461,8 +439,7 @@ pub enum ReportError {
 }
 
 fn io_error(path: &Path, source: std::io::Error) -> ReportError {
-    let path = path.to_path_buf();
-    ReportError::Io { path, source }
+    ReportError::Io(path.to_path_buf(), source)
 }
 
 impl Report {
@@ -472,11 +449,8 @@ impl Report {
             schema_version: SCHEMA_VERSION,
             tool: tool.to_string(),
             created_utc: now_utc(),
-            commit: None,
             device,
-            ceilings: None,
-            command: None,
-            results: Vec::new(),
+            ..Report::default()
         }
     }
 
@@ -490,10 +464,7 @@ impl Report {
     pub fn read(path: impl AsRef<Path>) -> Result<Report, ReportError> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|e| io_error(path, e))?;
-        let json = |source| ReportError::Json {
-            path: path.to_path_buf(),
-            source,
-        };
+        let json = |source| ReportError::Json(path.to_path_buf(), source);
         let value: serde_json::Value = serde_json::from_str(&text).map_err(json)?;
         let found = value.get("schema_version").and_then(|v| v.as_u64());
         if found != Some(u64::from(SCHEMA_VERSION)) {
@@ -582,21 +553,12 @@ fn utc_string(t: chrono::DateTime<chrono::Utc>) -> String {
 mod tests {
     use super::*;
 
-    fn brute_force_pairs(s: &Shape) -> u64 {
-        let (sq, sk) = (s.seqlen_q as i64, s.seqlen_k as i64);
-        let pairs = (0..sq).flat_map(|i| (0..sk).map(move |j| (i, j)));
-        pairs
-            .filter(|&(i, j)| !s.causal || j <= i + sk - sq)
-            .count() as u64
-    }
-
     #[test]
     fn shape_key_format() {
         let s = Shape::self_attention("f16", 4, 16, 512, 64, true);
         assert_eq!(s.key(), "f16 B4 H16/16 S512x512 D64 causal");
         let mut g = Shape::self_attention("bf16", 1, 32, 128, 128, false);
-        g.heads_kv = 8;
-        g.seqlen_k = 256;
+        (g.heads_kv, g.seqlen_k) = (8, 256);
         assert_eq!(g.key(), "bf16 B1 H32/8 S128x256 D128");
         assert_eq!(g.to_string(), g.key());
         let mods = ScoreMods {
@@ -618,34 +580,30 @@ mod tests {
                 for causal in [false, true] {
                     let mut s = Shape::self_attention("f16", 1, 1, sq, 8, causal);
                     s.seqlen_k = sk;
-                    assert_eq!(s.allowed_pairs(), brute_force_pairs(&s), "{s}");
+                    // Brute force: key j is visible to query i iff j <= i + sk - sq (causal).
+                    let brute: usize = (0..sq)
+                        .map(|i| (0..sk).filter(|&j| !causal || j + sq <= i + sk).count())
+                        .sum();
+                    assert_eq!(s.allowed_pairs(), brute as u64, "{s}");
                 }
             }
         }
     }
 
     #[test]
-    fn flops_known_values() {
-        let s = Shape::self_attention("bf16", 2, 16, 8192, 128, false);
-        assert_eq!(s.flops(), 4.0 * 2.0 * 16.0 * 8192.0 * 8192.0 * 128.0);
+    fn flops_and_min_bytes_known_values() {
         // Square causal: S (S + 1) / 2 pairs.
-        let c = Shape::self_attention("bf16", 2, 16, 8192, 128, true);
-        assert_eq!(
-            c.flops(),
-            4.0 * 2.0 * 16.0 * 128.0 * (8192.0 * 8193.0 / 2.0)
-        );
-    }
-
-    #[test]
-    fn min_bytes_counts_qkvo_and_lse() {
+        for (causal, pairs) in [(false, 8192.0 * 8192.0), (true, 8192.0 * 8193.0 / 2.0)] {
+            let s = Shape::self_attention("bf16", 2, 16, 8192, 128, causal);
+            assert_eq!(s.flops(), 4.0 * 2.0 * 16.0 * 128.0 * pairs);
+        }
+        // Q and O, K and V, and one f32 log-sum-exp a query row.
         let mut s = Shape::self_attention("f16", 2, 8, 100, 64, false);
-        s.heads_kv = 2;
-        s.seqlen_k = 300;
+        (s.heads_kv, s.seqlen_k) = (2, 300);
         let (q, kv, lse) = (2 * 8 * 100 * 64 * 2, 2 * 2 * 300 * 64 * 2, 2 * 8 * 100 * 4);
-        assert_eq!(s.min_bytes(2), (2 * q + 2 * kv + lse) as f64);
-        assert_eq!(s.elem_bytes(), Some(2));
+        assert_eq!(s.min_bytes(), Some((2 * q + 2 * kv + lse) as f64));
         s.dtype = "fp8".into();
-        assert_eq!(s.elem_bytes(), None);
+        assert_eq!(s.min_bytes(), None);
     }
 
     fn sample_report() -> Report {
@@ -683,13 +641,19 @@ mod tests {
     }
 
     #[test]
-    fn json_round_trip_and_omitted_optionals() {
+    fn json_files_round_trip_and_check_the_schema() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
         let r = sample_report();
-        let text = r.to_json_string();
-        assert_eq!(serde_json::from_str::<Report>(&text).unwrap(), r);
-        // The failed result omits derived fields entirely.
-        assert!(!text.contains("\"commit\""));
-        // null and absent are both accepted for optional fields.
+        r.write(&path).unwrap();
+        assert_eq!(Report::read(&path).unwrap(), r);
+        // Optional fields without a value are left out...
+        assert!(
+            !std::fs::read_to_string(&path)
+                .unwrap()
+                .contains("\"commit\"")
+        );
+        // ...and null and absent are both accepted.
         let minimal = r#"{"schema_version":1,"tool":"sdpa_baseline.py","created_utc":"x",
             "commit":null,"device":{"name":"G","sm_count":null},"ceilings":null,
             "results":[{"suite":"s","shape":{"dtype":"f16","batch":1,"heads_q":1,"heads_kv":1,
@@ -698,17 +662,8 @@ mod tests {
         let m: Report = serde_json::from_str(minimal).unwrap();
         assert_eq!(m.results[0].samples_ms, vec![1.0]);
         assert!(m.commit.is_none() && m.device.sm_count.is_none());
-    }
-
-    #[test]
-    fn read_write_files_and_check_the_schema() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("r.json");
-        let r = sample_report();
-        r.write(&path).unwrap();
-        assert_eq!(Report::read(&path).unwrap(), r);
         let missing = Report::read(dir.path().join("missing.json")).unwrap_err();
-        assert!(matches!(missing, ReportError::Io { .. }));
+        assert!(matches!(missing, ReportError::Io(..)));
         for (text, message) in [
             (
                 r#"{"schema_version":2}"#,
@@ -723,10 +678,8 @@ mod tests {
         ] {
             std::fs::write(&path, text).unwrap();
             let err = Report::read(&path).unwrap_err().to_string();
-            assert!(
-                err.starts_with(&format!("{}: {message}", path.display())),
-                "{err}"
-            );
+            let want = format!("{}: {message}", path.display());
+            assert!(err.starts_with(&want), "{err}");
         }
     }
 
@@ -775,7 +728,6 @@ mod tests {
         assert_eq!(format_utc(0), "1970-01-01T00:00:00Z");
         // 2000-02-29 12:34:56 UTC (leap day in a century leap year).
         assert_eq!(format_utc(951_827_696), "2000-02-29T12:34:56Z");
-        // 2024-12-31 23:59:59 UTC.
         assert_eq!(format_utc(1_735_689_599), "2024-12-31T23:59:59Z");
         assert_eq!(now_utc().len(), 20);
     }

@@ -59,10 +59,7 @@ fn sorted_copy(samples: &[f64]) -> Vec<f64> {
     v
 }
 
-/// Quantile `q` (in `[0, 1]`, clamped) of already-sorted data (see [`Summary`]).
-///
-/// # Panics
-/// Panics if `sorted` is empty.
+/// Quantile `q` (in `[0, 1]`, clamped) of already-sorted, non-empty data (see [`Summary`]).
 pub fn percentile_sorted(sorted: &[f64], q: f64) -> f64 {
     assert!(!sorted.is_empty(), "percentile of an empty slice");
     let h = (sorted.len() - 1) as f64 * q.clamp(0.0, 1.0);
@@ -71,10 +68,7 @@ pub fn percentile_sorted(sorted: &[f64], q: f64) -> f64 {
     sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
 }
 
-/// Median of unsorted data (mean of the middle two for even length).
-///
-/// # Panics
-/// Panics if `samples` is empty.
+/// Median of unsorted, non-empty data (mean of the middle two for even length).
 pub fn median(samples: &[f64]) -> f64 {
     percentile_sorted(&sorted_copy(samples), 0.5)
 }
@@ -94,10 +88,7 @@ pub struct RatioCi {
 /// `new`, with replacement and independently, and records the ratio of the resampled medians;
 /// the interval is the 2.5th and 97.5th percentile of those ratios. The generator is [`StdRng`]
 /// seeded with `seed`, so the result is reproducible for a given seed and build. With
-/// `resamples == 0` the interval collapses to the point estimate.
-///
-/// # Panics
-/// Panics if either sample set is empty.
+/// `resamples == 0` the interval collapses to the point estimate. Both sets must be non-empty.
 pub fn bootstrap_median_ratio(old: &[f64], new: &[f64], resamples: usize, seed: u64) -> RatioCi {
     assert!(
         !old.is_empty() && !new.is_empty(),
@@ -106,10 +97,14 @@ pub fn bootstrap_median_ratio(old: &[f64], new: &[f64], resamples: usize, seed: 
     let ratio = median(new) / median(old);
     let mut rng = StdRng::seed_from_u64(seed);
     let (mut scratch_old, mut scratch_new) = (vec![0.0; old.len()], vec![0.0; new.len()]);
+    let mut resample = |src: &[f64], scratch: &mut [f64]| {
+        scratch.fill_with(|| src[rng.random_range(0..src.len())]);
+        median_in_place(scratch)
+    };
     let mut ratios: Vec<f64> = (0..resamples)
         .map(|_| {
-            let m_old = resampled_median(old, &mut scratch_old, &mut rng);
-            resampled_median(new, &mut scratch_new, &mut rng) / m_old
+            let m_old = resample(old, &mut scratch_old);
+            resample(new, &mut scratch_new) / m_old
         })
         .collect();
     ratios.sort_unstable_by(f64::total_cmp);
@@ -119,13 +114,6 @@ pub fn bootstrap_median_ratio(old: &[f64], new: &[f64], resamples: usize, seed: 
         lo: bound(0.025).unwrap_or(ratio),
         hi: bound(0.975).unwrap_or(ratio),
     }
-}
-
-fn resampled_median(src: &[f64], scratch: &mut [f64], rng: &mut StdRng) -> f64 {
-    for slot in scratch.iter_mut() {
-        *slot = src[rng.random_range(0..src.len())];
-    }
-    median_in_place(scratch)
 }
 
 /// Median by selection rather than sorting: the bootstrap takes thousands of
@@ -267,22 +255,17 @@ pub enum Verdict {
     Unchanged,
 }
 
-/// The lower-case variant name, the same as serde's (`rename_all = "lowercase"`).
-fn lower_case_name(value: &impl fmt::Debug, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    f.write_str(&format!("{value:?}").to_lowercase())
+/// `Display` as the lower-case variant name, the same as serde's (`rename_all = "lowercase"`).
+macro_rules! display_lower_case {
+    ($($t:ty),*) => {$(
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&format!("{self:?}").to_lowercase())
+            }
+        }
+    )*};
 }
-
-impl fmt::Display for CliffsMagnitude {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        lower_case_name(self, f)
-    }
-}
-
-impl fmt::Display for Verdict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        lower_case_name(self, f)
-    }
-}
+display_lower_case!(CliffsMagnitude, Verdict);
 
 /// Everything [`judge`] computed, so that reports can show why it decided.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -315,10 +298,8 @@ pub const DEFAULT_ALPHA: f64 = 0.05;
 ///
 /// Requiring all three keeps the gate quiet for effects that are large but noisy (wide interval),
 /// and for effects that are consistent but too small to matter (ratio inside the threshold).
-/// Cliff's delta is reported for context only and does not influence the verdict.
-///
-/// # Panics
-/// Panics if either sample set is empty.
+/// Cliff's delta is reported for context only and does not influence the verdict. Both sample
+/// sets must be non-empty.
 pub fn judge(old_ms: &[f64], new_ms: &[f64], threshold: f64, alpha: f64, seed: u64) -> Judgement {
     let ratio_ci = bootstrap_median_ratio(old_ms, new_ms, JUDGE_RESAMPLES, seed);
     let mw = mann_whitney_u(old_ms, new_ms);
@@ -342,7 +323,7 @@ pub fn judge(old_ms: &[f64], new_ms: &[f64], threshold: f64, alpha: f64, seed: u
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn close(a: f64, b: f64, rel: f64) -> bool {
@@ -350,7 +331,7 @@ mod tests {
     }
 
     /// Noisy latencies around `center`, deterministic per seed.
-    fn noisy(center: f64, n: usize, spread: f64, seed: u64) -> Vec<f64> {
+    pub(crate) fn noisy(center: f64, n: usize, spread: f64, seed: u64) -> Vec<f64> {
         let mut rng = StdRng::seed_from_u64(seed);
         (0..n)
             .map(|_| center * (1.0 + spread * (rng.random::<f64>() - 0.5)))
@@ -391,7 +372,7 @@ mod tests {
     }
 
     #[test]
-    fn normal_tail_matches_libm() {
+    fn normal_tail_and_cdf_match_references() {
         // Reference values of erfc from CPython's math.erfc (the platform libm); erfc(x) = 2 P(Z >
         // x sqrt(2)). statrs's rational approximations hold about 1e-10 relative error, far finer
         // than any p-value the gate compares with alpha. (x, erfc(x)) pairs.
@@ -416,20 +397,12 @@ mod tests {
         assert_eq!(erfc(40.0), 0.0);
         assert_eq!(erfc(-40.0), 2.0);
         assert!(erfc(f64::NAN).is_nan());
-    }
-
-    #[test]
-    fn normal_cdf_known_values() {
         let normal_cdf = |x: f64| Normal::standard().cdf(x);
         assert!(close(normal_cdf(1.959963984540054), 0.975, 1e-9));
         assert!(close(normal_cdf(-1.0), 0.15865525393145707, 1e-9));
         assert!(close(normal_sf(3.0), 0.0013498980316300933, 1e-9));
         assert_eq!(normal_cdf(0.0), 0.5);
     }
-
-    // Expected p-values below come from
-    // scipy.stats.mannwhitneyu(a, b, use_continuity=True,
-    //                          alternative="two-sided", method="asymptotic").
 
     #[test]
     fn mann_whitney_matches_scipy() {
@@ -466,8 +439,7 @@ mod tests {
         // By hand for the first: mu = 12.5, sigma^2 = 25/12 * 11, z = -(12.5 - 0.5)/sigma.
         let r = mann_whitney_u(cases[0].0, cases[0].1);
         assert!(close(r.z, -12.0 / (25.0f64 / 12.0 * 11.0).sqrt(), 1e-12));
-        let a = [1.0, 2.0, 3.0, 4.0, 5.0];
-        let same = mann_whitney_u(&a, &a);
+        let same = mann_whitney_u(cases[0].0, cases[0].0);
         assert_eq!((same.u, same.z, same.p_value), (12.5, 0.0, 1.0));
         assert_eq!(mann_whitney_u(&[2.0; 4], &[2.0; 6]).p_value, 1.0);
         assert_eq!(mann_whitney_u(&[], &[1.0]).p_value, 1.0);
@@ -512,7 +484,7 @@ mod tests {
     }
 
     #[test]
-    fn bootstrap_is_deterministic_and_brackets_the_ratio() {
+    fn bootstrap_is_deterministic_brackets_the_ratio_and_degenerates() {
         let old = noisy(1.0, 60, 0.1, 1);
         let new = noisy(1.2, 60, 0.1, 2);
         let a = bootstrap_median_ratio(&old, &new, 1000, 7);
@@ -523,10 +495,7 @@ mod tests {
         assert!(a.lo > 1.1 && a.hi < 1.3, "{a:?}");
         let c = bootstrap_median_ratio(&old, &new, 1000, 8);
         assert_ne!((a.lo, a.hi), (c.lo, c.hi));
-    }
-
-    #[test]
-    fn bootstrap_degenerate_cases() {
+        // Degenerate: no spread, and no resamples.
         let flat = bootstrap_median_ratio(&[2.0; 10], &[3.0; 10], 100, 0);
         assert_eq!((flat.ratio, flat.lo, flat.hi), (1.5, 1.5, 1.5));
         let none = bootstrap_median_ratio(&[1.0, 2.0], &[2.0, 4.0], 0, 0);
