@@ -112,10 +112,6 @@ struct RowMask {
     __device__ __forceinline__ RowMask(const FlashAttnFwdParams &p, const KeyRange &keys, int row_off)
         : first(min(keys.first0 + row_off, p.seqlen_k)), last(min(keys.last0 + row_off, p.seqlen_k - 1)) {}
 
-    // Keeps both bounds in registers through the key loop (an empty asm ptxas cannot see
-    // through). Without it the Hopper kernel recomputed them from the thread index on every key
-    // tile; the portable kernel's register-capped tiles spill inside the loop with it.
-    __device__ __forceinline__ void pin() { asm volatile("" : "+r"(first), "+r"(last)); }
 
     // Whether the key tile [key0, key0 + block_n) holds a key one of this lane's rows must not
     // see (or one past the sequence end): only then the per-element test runs. Per lane, so a
@@ -170,6 +166,25 @@ __device__ __forceinline__ float softcap_tanh<__half>(float x) {
     return fabsf(x) < 0.25f ? tanh_series : tanh_exp;
 }
 
+// Two softcap tanh values at once. bf16 runs both through one MUFU op as f16x2 (11 bits in,
+// 11 out: still finer than the bf16 logits a framework computes softcap in), which halves the
+// softcap's cost on the special-function unit the softmax's ex2 already saturates; below
+// |x| = 2^-8 tanh(x) = x to 2^-17 and f16 would drop bits, so x is used. f16 keeps the f32 path.
+template <typename Element>
+__device__ __forceinline__ float2 softcap_tanh2(float a, float b) {
+    return make_float2(softcap_tanh<Element>(a), softcap_tanh<Element>(b));
+}
+
+template <>
+__device__ __forceinline__ float2 softcap_tanh2<__nv_bfloat16>(float a, float b) {
+    uint32_t in, out;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(in) : "f"(b), "f"(a));  // a in the low half
+    asm("tanh.approx.f16x2 %0, %1;\n" : "=r"(out) : "r"(in));
+    const float2 t = __half22float2(*reinterpret_cast<const __half2 *>(&out));
+    constexpr float kLinear = 1.f / 256.f;
+    return make_float2(fabsf(a) < kLinear ? a : t.x, fabsf(b) < kLinear ? b : t.y);
+}
+
 template <typename Element>
 struct ScoreMod<Element, true> {
     float pre;     // the raw score's factor inside tanh: scale / softcap (unused without softcap)
@@ -189,14 +204,16 @@ struct ScoreMod<Element, true> {
     __device__ __forceinline__ float exp_factor(const FlashAttnFwdParams &) const { return factor; }
     __device__ __forceinline__ float lse_factor(const FlashAttnFwdParams &) const { return factor * kLn2; }
 
-    // The modified score of raw score s at signed distance `dist` = key - row - diag, in units
+    // The modified scores of raw scores s0, s1 (adjacent keys of one row) at signed distances
+    // dist = key - row - diag, in units
     // of 1 / factor base-2 logits: tanh(s * pre) with a softcap (the cap itself is in factor),
     // else s; plus the ALiBi bias. The softmax multiplies by factor inside its exponent FFMA, as
     // the plain kernels do with scale * log2 e, so neither feature pays a multiply for it.
     template <bool kSoftcap, bool kAlibi>
-    __device__ __forceinline__ float logit(float s, float dist) const {
-        const float x = kSoftcap ? softcap_tanh<Element>(s * pre) : s;
-        return kAlibi ? __fmaf_rn(fabsf(dist), slope, x) : x;
+    __device__ __forceinline__ float2 logits(float s0, float s1, float dist0, float dist1) const {
+        const float2 x = kSoftcap ? softcap_tanh2<Element>(s0 * pre, s1 * pre) : make_float2(s0, s1);
+        if (!kAlibi) return x;
+        return make_float2(__fmaf_rn(fabsf(dist0), slope, x.x), __fmaf_rn(fabsf(dist1), slope, x.y));
     }
 };
 
@@ -230,11 +247,13 @@ __device__ __forceinline__ void apply_score_mask(float (&s)[kNTiles][4], const F
 #pragma unroll
             for (int r = 0; r < 2; ++r)
 #pragma unroll
-                for (int nt = 0; nt < kNTiles; ++nt)
-#pragma unroll
-                    for (int e = 0; e < 2; ++e)
-                        s[nt][2 * r + e] = mod.template logit<kSoftcap, kAlibi>(
-                            s[nt][2 * r + e], kAlibi ? dist[kAlibi ? nt + 1 - r : 0][e] : 0.f);
+                for (int nt = 0; nt < kNTiles; ++nt) {
+                    const int k = kAlibi ? nt + 1 - r : 0;
+                    const float2 x = mod.template logits<kSoftcap, kAlibi>(
+                        s[nt][2 * r], s[nt][2 * r + 1], kAlibi ? dist[k][0] : 0.f, kAlibi ? dist[k][1] : 0.f);
+                    s[nt][2 * r] = x.x;
+                    s[nt][2 * r + 1] = x.y;
+                }
         };
         // Launch-uniform branches: each feature costs only where it is on.
         using On = std::true_type;

@@ -127,8 +127,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     }
 
     // This lane's rows are row0 and row0 + 8.
-    RowMask<8> mask(p, work.keys, warp_row0 + g);
-    mask.pin();
+    const RowMask<8> mask(p, work.keys, warp_row0 + g);
     using Mod = ScoreMod<Element, kScoreMod>;
     const Mod mod(p, work.head, work.row_begin + warp_row0 + g);
     // c: scale * log2(e) on raw scores, or softcap * log2(e) on tanh-capped ones.
