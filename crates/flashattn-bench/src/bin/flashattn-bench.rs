@@ -433,7 +433,7 @@ mod tests {
             (tune.suites.suites.as_slice(), tune.iters),
             (&["all".to_string()][..], 5)
         );
-        assert_eq!(entries(&tune.suites).len(), 90);
+        assert_eq!(entries(&tune.suites).len(), 93);
         let help = Cli::command()
             .find_subcommand_mut("run")
             .unwrap()
