@@ -31,7 +31,10 @@ fn stream() -> &'static Arc<CudaStream> {
 
 /// (query lengths, key lengths, seqused_k) mixes: awkward lengths, sequences without queries or
 /// without keys, more queries than keys (causal rows that see nothing), keys cut by seqused_k.
-fn mixes() -> Vec<(Vec<usize>, Vec<usize>, Option<Vec<usize>>)> {
+/// (query lengths, key lengths, seqused_k) of one batch.
+type Mix = (Vec<usize>, Vec<usize>, Option<Vec<usize>>);
+
+fn mixes() -> Vec<Mix> {
     if small() {
         return vec![
             (vec![1, 7, 0, 113], vec![1, 7, 5, 113], None),
@@ -42,7 +45,11 @@ fn mixes() -> Vec<(Vec<usize>, Vec<usize>, Option<Vec<usize>>)> {
     vec![
         (vec![1, 7, 0, 113, 239], vec![1, 7, 3, 113, 239], None),
         (vec![1023, 1, 65], vec![1023, 0, 300], None),
-        (vec![239, 128, 129], vec![113, 257, 129], Some(vec![113, 0, 100])),
+        (
+            vec![239, 128, 129],
+            vec![113, 257, 129],
+            Some(vec![113, 0, 100]),
+        ),
         (vec![257; 3], vec![257; 3], None),
     ]
 }
@@ -51,7 +58,7 @@ fn mixes() -> Vec<(Vec<usize>, Vec<usize>, Option<Vec<usize>>)> {
 fn case_of(
     config: &flashattn::KernelConfig,
     params: AttentionParams,
-    (lens_q, lens_k, seqused_k): &(Vec<usize>, Vec<usize>, Option<Vec<usize>>),
+    (lens_q, lens_k, seqused_k): &Mix,
     seed: u64,
 ) -> VarlenCase {
     let params = AttentionParams {

@@ -83,7 +83,12 @@ fn varlen_cases_are_valid_and_varied() {
         assert!(c.lens_k.iter().all(|&l| l <= p.seqlen_k));
         let (tq, tk) = c.totals();
         assert!(tq >= 1 && tk >= 1, "{}", c.reproducer());
-        let pairs: u64 = c.lens_q.iter().zip(&c.lens_k).map(|(&a, &b)| (a * b) as u64).sum();
+        let pairs: u64 = c
+            .lens_q
+            .iter()
+            .zip(&c.lens_k)
+            .map(|(&a, &b)| (a * b) as u64)
+            .sum();
         assert!(
             pairs * (p.heads_q * p.head_dim) as u64 <= space.max_work,
             "{}",
@@ -135,7 +140,12 @@ fn varlen_cases_are_valid_and_varied() {
 fn small_space_keeps_sequences_short() {
     let space = CaseSpace::small();
     for c in draw(&space, 300) {
-        assert!(c.lens_q.iter().chain(&c.lens_k).all(|&l| l <= space.max_seqlen));
+        assert!(
+            c.lens_q
+                .iter()
+                .chain(&c.lens_k)
+                .all(|&l| l <= space.max_seqlen)
+        );
         validate(&c).unwrap_or_else(|e| panic!("{}: {e}", c.reproducer()));
     }
 }

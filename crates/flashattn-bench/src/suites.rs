@@ -302,7 +302,10 @@ mod tests {
     #[test]
     fn varlen_suite_is_the_documented_batch() {
         let v = &suite("varlen").unwrap()[0];
-        assert_eq!(v.key(), "bf16 B16 H16/16 S3967x3967 D128 causal varlen38571");
+        assert_eq!(
+            v.key(),
+            "bf16 B16 H16/16 S3967x3967 D128 causal varlen38571"
+        );
         assert!(VARLEN_LENS.iter().all(|l| (64..=4096).contains(l)));
         // Useful work is each sequence's causal pairs, l (l + 1) / 2, never the padded batch's.
         let pairs: u64 = VARLEN_LENS.iter().map(|&l| (l * (l + 1) / 2) as u64).sum();

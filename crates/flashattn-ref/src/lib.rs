@@ -1007,7 +1007,10 @@ impl Varlen<'_> {
             assert_eq!(used.len(), batch, "seqused_k needs one entry per sequence");
             for (b, &u) in used.iter().enumerate() {
                 let len = self.cu_seqlens_k[b + 1] - self.cu_seqlens_k[b];
-                assert!(u <= len, "seqused_k[{b}] = {u} is above the sequence's {len} keys");
+                assert!(
+                    u <= len,
+                    "seqused_k[{b}] = {u} is above the sequence's {len} keys"
+                );
             }
         }
     }
@@ -1032,9 +1035,15 @@ fn drive_varlen<E: Element>(
     };
     // Sequence b's rows as batch entry 0 of a tensor starting at its first row.
     fn from_row<'a, E>(t: &TensorRef<'a, E>, row: usize) -> TensorRef<'a, E> {
-        let strides = Strides { batch: 0, ..t.strides };
+        let strides = Strides {
+            batch: 0,
+            ..t.strides
+        };
         // A sequence without keys may start at the end of a padded layout's last row.
-        TensorRef::new(&t.data[(row * strides.row as usize).min(t.data.len())..], strides)
+        TensorRef::new(
+            &t.data[(row * strides.row as usize).min(t.data.len())..],
+            strides,
+        )
     }
     for b in 0..vl.batch() {
         let seq = vl.sequence(p, b);
@@ -1042,7 +1051,11 @@ fn drive_varlen<E: Element>(
             continue;
         }
         let (q0, k0) = (vl.cu_seqlens_q[b], vl.cu_seqlens_k[b]);
-        let r = dense(&seq, [from_row(&q, q0), from_row(&k, k0), from_row(&v, k0)], heads);
+        let r = dense(
+            &seq,
+            [from_row(&q, q0), from_row(&k, k0), from_row(&v, k0)],
+            heads,
+        );
         out.o[q0 * row_len..(q0 + seq.seqlen_q) * row_len].copy_from_slice(&r.o);
         for h in 0..p.heads_q {
             let src = &r.lse[h * seq.seqlen_q..(h + 1) * seq.seqlen_q];

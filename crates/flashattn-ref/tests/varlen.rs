@@ -17,11 +17,15 @@ const D: usize = 16;
 /// A packed `[total, heads, D]` tensor in one of three layouts, NaN in every gap.
 fn packed(rng: &mut StdRng, total: usize, heads: usize, layout: usize) -> (Vec<bf16>, Strides) {
     let (row, head) = match layout {
-        0 => ((heads * D) as i64, D as i64),      // [total, H, D]
-        1 => (D as i64, (total * D) as i64),      // [H, total, D]
+        0 => ((heads * D) as i64, D as i64), // [total, H, D]
+        1 => (D as i64, (total * D) as i64), // [H, total, D]
         _ => ((heads * (D + 8) + 8) as i64, (D + 8) as i64), // gaps after heads and rows
     };
-    let strides = Strides { batch: 0, row, head };
+    let strides = Strides {
+        batch: 0,
+        row,
+        head,
+    };
     let len = strides.required_len(1, total, heads, D);
     let mut data = vec![bf16::from_f64(f64::NAN); len];
     for s in 0..total {
@@ -82,7 +86,9 @@ fn packed_sequences_match_each_sequence_alone() {
     let slopes = [0.5f32, 0.25, 0.125, 0.0625];
     let sinks = [0.3f32, -1.0, 2.0, f32::NEG_INFINITY];
     let mut rng = StdRng::seed_from_u64(13);
-    let cases: [(&[usize], &[usize], Option<&[usize]>); 4] = [
+    // (query lengths, key lengths, seqused_k)
+    type Mix<'a> = (&'a [usize], &'a [usize], Option<&'a [usize]>);
+    let cases: [Mix; 4] = [
         (&[1, 7, 0, 33, 19], &[1, 7, 4, 33, 40], None),
         (&[5, 9, 3], &[9, 0, 3], None),
         (&[20, 11], &[20, 30], Some(&[13, 0])),
@@ -138,7 +144,8 @@ fn packed_sequences_match_each_sequence_alone() {
                     );
                     for h in 0..HQ {
                         for i in 0..seq.seqlen_q {
-                            let (g, a) = (got.lse[h * tq + q0 + i], alone.lse[h * seq.seqlen_q + i]);
+                            let (g, a) =
+                                (got.lse[h * tq + q0 + i], alone.lse[h * seq.seqlen_q + i]);
                             assert!(g == a, "case {n} seq {b} head {h} row {i}: {g} vs {a}");
                         }
                     }
@@ -149,7 +156,11 @@ fn packed_sequences_match_each_sequence_alone() {
                         assert!((0..seq.seqlen_q).all(|i| want.lse[h * tq + q0 + i] == sink));
                     }
                     let row = HQ * D;
-                    assert!(want.o[q0 * row..(q0 + seq.seqlen_q) * row].iter().all(|&x| x == 0.0));
+                    assert!(
+                        want.o[q0 * row..(q0 + seq.seqlen_q) * row]
+                            .iter()
+                            .all(|&x| x == 0.0)
+                    );
                 }
             }
         }
@@ -181,7 +192,12 @@ fn equal_lengths_are_the_dense_batch() {
         TensorRef::new(&v, vs),
         heads,
     );
-    let dense_p = Problem { batch: b, seqlen_q: s, seqlen_k: s, ..p };
+    let dense_p = Problem {
+        batch: b,
+        seqlen_q: s,
+        seqlen_k: s,
+        ..p
+    };
     let dense = |h| Strides::bshd(s, h, D);
     let want = reference_with(
         &dense_p,
@@ -194,7 +210,10 @@ fn equal_lengths_are_the_dense_batch() {
     for bi in 0..b {
         for h in 0..HQ {
             for i in 0..s {
-                assert_eq!(got.lse[h * b * s + bi * s + i], want.lse[(bi * HQ + h) * s + i]);
+                assert_eq!(
+                    got.lse[h * b * s + bi * s + i],
+                    want.lse[(bi * HQ + h) * s + i]
+                );
             }
         }
     }
@@ -214,7 +233,14 @@ fn decreasing_prefix_sums_are_refused() {
     let k = vec![bf16::ZERO; 4 * HKV * D];
     let p = Problem::new(1, 1, 1, HQ, HKV, D, false);
     let t = |h| Strides::bshd(0, h, D);
-    reference_varlen(&p, &vl, tr(&q, t(HQ)), tr(&k, t(HKV)), tr(&k, t(HKV)), HeadParams::default());
+    reference_varlen(
+        &p,
+        &vl,
+        tr(&q, t(HQ)),
+        tr(&k, t(HKV)),
+        tr(&k, t(HKV)),
+        HeadParams::default(),
+    );
 }
 
 #[test]

@@ -330,7 +330,11 @@ pub fn validate(params: &AttentionParams, t: &RawForward) -> Result<f32> {
 /// `heads_q * total_q`, plus the sequence vectors' lengths, alignment and overlap with the
 /// outputs. Their contents stay on the device (see [`crate::check_varlen_seqlens`]). Returns the
 /// softmax scale to use.
-pub fn validate_varlen(params: &AttentionParams, t: &RawForward, varlen: &RawVarlen) -> Result<f32> {
+pub fn validate_varlen(
+    params: &AttentionParams,
+    t: &RawForward,
+    varlen: &RawVarlen,
+) -> Result<f32> {
     check(params, t, Some(varlen))
 }
 
@@ -432,13 +436,24 @@ fn check(params: &AttentionParams, t: &RawForward, varlen: Option<&RawVarlen>) -
     let elem = dtype.size_bytes() as u64;
     // Packed varlen tensors are one "batch entry" of total rows; their batch strides are ignored.
     let (dims_q, dims_kv, lse_rows) = match varlen {
-        None => ([batch, seqlen_q, heads_q], [batch, seqlen_k, heads_kv], batch * seqlen_q),
-        Some(vl) => ([1, vl.total_q, heads_q], [1, vl.total_k, heads_kv], vl.total_q),
+        None => (
+            [batch, seqlen_q, heads_q],
+            [batch, seqlen_k, heads_kv],
+            batch * seqlen_q,
+        ),
+        Some(vl) => (
+            [1, vl.total_q, heads_q],
+            [1, vl.total_k, heads_kv],
+            vl.total_q,
+        ),
     };
     let layout = |x: &RawTensor| match varlen {
         None => *x,
         Some(_) => RawTensor {
-            strides: Strides { batch: 0, ..x.strides },
+            strides: Strides {
+                batch: 0,
+                ..x.strides
+            },
             ..*x
         },
     };

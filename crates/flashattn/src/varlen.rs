@@ -133,10 +133,16 @@ pub fn check_varlen_seqlens(
         for (b, pair) in cu.windows(2).enumerate() {
             let len = i64::from(pair[1]) - i64::from(pair[0]);
             if len < 0 {
-                return Err(contents(b, format!("decreases from {} to {}", pair[0], pair[1])));
+                return Err(contents(
+                    b,
+                    format!("decreases from {} to {}", pair[0], pair[1]),
+                ));
             }
             if len as usize > max {
-                return Err(contents(b, format!("has {len} rows, above the max length {max}")));
+                return Err(contents(
+                    b,
+                    format!("has {len} rows, above the max length {max}"),
+                ));
             }
         }
         if cu[batch] as usize != total {

@@ -49,7 +49,17 @@ fn good() -> (AttentionParams, RawForward, RawVarlen) {
 fn a_packed_call_is_sized_by_its_totals() {
     let (p, t, vl) = good();
     assert!(validate_varlen(&p, &t, &vl).is_ok());
-    assert!(validate_varlen(&p, &t, &RawVarlen { seqused_k: None, ..vl }).is_ok());
+    assert!(
+        validate_varlen(
+            &p,
+            &t,
+            &RawVarlen {
+                seqused_k: None,
+                ..vl
+            }
+        )
+        .is_ok()
+    );
     // The dense reading of the same buffers needs batch x max_seqlen rows and a sane batch
     // stride: refused, so the varlen sizes really are the ones checked.
     assert!(flashattn::validate(&p, &t).is_err());
@@ -82,9 +92,30 @@ fn a_packed_call_is_sized_by_its_totals() {
 fn sequence_vectors_are_checked_for_length_alignment_and_overlap() {
     let (p, t, vl) = good();
     let cases = [
-        (RawVarlen { cu_seqlens_q: (6 * MB, 3), ..vl }, "cu_seqlens_q", 4),
-        (RawVarlen { cu_seqlens_k: (6 * MB + 64, 5), ..vl }, "cu_seqlens_k", 4),
-        (RawVarlen { seqused_k: Some((6 * MB + 128, 4)), ..vl }, "seqused_k", 3),
+        (
+            RawVarlen {
+                cu_seqlens_q: (6 * MB, 3),
+                ..vl
+            },
+            "cu_seqlens_q",
+            4,
+        ),
+        (
+            RawVarlen {
+                cu_seqlens_k: (6 * MB + 64, 5),
+                ..vl
+            },
+            "cu_seqlens_k",
+            4,
+        ),
+        (
+            RawVarlen {
+                seqused_k: Some((6 * MB + 128, 4)),
+                ..vl
+            },
+            "seqused_k",
+            3,
+        ),
     ];
     for (bad, which, want) in cases {
         match validate_varlen(&p, &t, &bad) {
@@ -114,7 +145,9 @@ fn sequence_vectors_are_checked_for_length_alignment_and_overlap() {
         ..vl
     };
     match validate_varlen(&p, &t, &under_o) {
-        Err(Error::Aliasing { output, other }) => assert_eq!((output, other), ("o", "cu_seqlens_k")),
+        Err(Error::Aliasing { output, other }) => {
+            assert_eq!((output, other), ("o", "cu_seqlens_k"))
+        }
         other => panic!("{other:?}"),
     }
 }
@@ -137,7 +170,10 @@ fn totals_and_max_lengths_must_be_positive_and_bounded() {
     };
     assert!(matches!(
         validate_varlen(&p, &t, &huge),
-        Err(Error::TooLarge { what: "total_k", .. })
+        Err(Error::TooLarge {
+            what: "total_k",
+            ..
+        })
     ));
     let no_max = AttentionParams {
         seqlen_k: 0,
@@ -164,13 +200,31 @@ fn host_copies_of_the_sequence_vectors_are_checked_completely() {
         }) => (input, sequence),
         other => panic!("{other:?}"),
     };
-    assert_eq!(contents(check(&[1, 5, 5, 16], &cu_k, None)), ("cu_seqlens_q", 0));
-    assert_eq!(contents(check(&cu_q, &[0, 7, 6, 21], None)), ("cu_seqlens_k", 1));
-    assert_eq!(contents(check(&[0, 5, 5, 15], &cu_k, None)), ("cu_seqlens_q", 3));
+    assert_eq!(
+        contents(check(&[1, 5, 5, 16], &cu_k, None)),
+        ("cu_seqlens_q", 0)
+    );
+    assert_eq!(
+        contents(check(&cu_q, &[0, 7, 6, 21], None)),
+        ("cu_seqlens_k", 1)
+    );
+    assert_eq!(
+        contents(check(&[0, 5, 5, 15], &cu_k, None)),
+        ("cu_seqlens_q", 3)
+    );
     // Sequence 2 has 12 queries, above max_seqlen_q = 11.
-    assert_eq!(contents(check(&[0, 4, 4, 16], &cu_k, None)), ("cu_seqlens_q", 2));
-    assert_eq!(contents(check(&cu_q, &cu_k, Some(&[7, 4, 9]))), ("seqused_k", 1));
-    assert_eq!(contents(check(&cu_q, &cu_k, Some(&[-1, 0, 9]))), ("seqused_k", 0));
+    assert_eq!(
+        contents(check(&[0, 4, 4, 16], &cu_k, None)),
+        ("cu_seqlens_q", 2)
+    );
+    assert_eq!(
+        contents(check(&cu_q, &cu_k, Some(&[7, 4, 9]))),
+        ("seqused_k", 1)
+    );
+    assert_eq!(
+        contents(check(&cu_q, &cu_k, Some(&[-1, 0, 9]))),
+        ("seqused_k", 0)
+    );
     assert!(matches!(
         check(&cu_q[..3], &cu_k, None),
         Err(Error::SeqlensLength {
