@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU host, from the checkout root, over what scripts/gpu-pack.sh packed.
-# Steps (default: all): tests sanitizer fuzz bench; also candle (scripts/candle-gpu-pack.sh packs it).
+# Steps (default: all): tests sanitizer fuzz bench; also varlen-sanitizer, candle (scripts/candle-gpu-pack.sh packs it).
 # Full logs go to $OUT (default ./gpu-out); a short table is printed last.
 #
 #   scripts/gpu-run.sh tests sanitizer
@@ -39,6 +39,13 @@ for step in $steps; do
         FLASHATTN_TEST_SMALL=1 "$sanitizer" --tool $tool --error-exitcode 9 "$grid" --include-ignored --test-threads=1 every_config_on_awkward_shapes \
           > "$out/sanitizer-$tool.log" 2>&1
         note "sanitizer $tool: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" | tail -1)"
+      done ;;
+    varlen-sanitizer)
+      # The varlen grid and fuzzer on short sequences (FLASHATTN_TEST_SMALL) under each tool.
+      for tool in ${SANITIZER_TOOLS:-memcheck racecheck synccheck}; do
+        FLASHATTN_TEST_SMALL=1 FLASHATTN_VARLEN_CASES=${VARLEN_SANITIZER_CASES:-60} "$sanitizer" --tool $tool --error-exitcode 9 \
+          "$bin/fuzz--gpu_varlen" --include-ignored --test-threads=1 > "$out/varlen-sanitizer-$tool.log" 2>&1
+        note "varlen sanitizer $tool: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/varlen-sanitizer-$tool.log" | tail -1)"
       done ;;
     fuzz)
       start=$SECONDS

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <initializer_list>
 
 #include "flashattn.h"
 #include "sm80/traits.cuh"
@@ -84,6 +85,14 @@ bool params_are_launchable(const FlashAttnFwdParams &p) {
     if (!(std::isfinite(p.softcap) && p.softcap >= 0.f)) return false;
     if ((reinterpret_cast<uintptr_t>(p.alibi_slopes) & 3) != 0 || (reinterpret_cast<uintptr_t>(p.sinks) & 3) != 0)
         return false;
+    // Variable length: both prefix sums or neither; seqused_k only with them; 4-byte aligned
+    // int32 vectors and at least one packed row each (their contents are the caller's contract,
+    // and the kernels clamp them into the tensors).
+    if ((p.cu_seqlens_q == nullptr) != (p.cu_seqlens_k == nullptr)) return false;
+    if (p.seqused_k && !p.cu_seqlens_q) return false;
+    if (p.cu_seqlens_q && (p.total_q <= 0 || p.total_k <= 0)) return false;
+    for (const int32_t *vec : {p.cu_seqlens_q, p.cu_seqlens_k, p.seqused_k})
+        if ((reinterpret_cast<uintptr_t>(vec) & 3) != 0) return false;
     if (!aligned16(p.q) || !aligned16(p.k) || !aligned16(p.v) || !aligned16(p.o)) return false;
     const int64_t strides[] = {p.q_batch_stride, p.q_row_stride, p.q_head_stride, p.k_batch_stride,
                                p.k_row_stride,   p.k_head_stride, p.v_batch_stride, p.v_row_stride,

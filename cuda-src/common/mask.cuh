@@ -3,7 +3,8 @@
 // skipped, fully visible or need a per-element test, and the score modifiers (softcap, ALiBi)
 // applied to every element. Written once; the kernels only call it on their S fragments.
 //
-// Visibility, with diag = seqlen_k - seqlen_q (bottom-right alignment) or 0 (top-left):
+// Visibility, with diag = seqlen_k - seqlen_q (bottom-right alignment) or 0 (top-left), the
+// lengths being the tile's sequence's (SeqLens: the launch's when dense, one sequence's varlen):
 //   query i sees key j  iff  0 <= j < seqlen_k  and  lo <= j - i <= hi,
 //   lo = diag - window_left  (-inf when window_left < 0),
 //   hi = diag + window_right (+inf when window_right < 0; causal makes window_right 0).
@@ -47,12 +48,18 @@ struct AccFrag {
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
 
-// The diagonal and the two window bounds of a launch, in 64 bits (diag - window can leave int32).
+// The query and key counts of the sequence a tile belongs to: p.seqlen_q / p.seqlen_k for a
+// dense launch, the sequence's own for a varlen one (common/tile_work.cuh resolves them once).
+struct SeqLens {
+    int q, k;
+};
+
+// The diagonal and the two window bounds of a sequence, in 64 bits (diag - window can leave int32).
 struct Diagonal {
     long long lo, hi;  // visible iff lo <= key - row <= hi (and 0 <= key < seqlen_k)
 
-    __device__ __forceinline__ explicit Diagonal(const FlashAttnFwdParams &p) {
-        const long long diag = p.causal_top_left ? 0 : static_cast<long long>(p.seqlen_k) - p.seqlen_q;
+    __device__ __forceinline__ Diagonal(const FlashAttnFwdParams &p, SeqLens len) {
+        const long long diag = p.causal_top_left ? 0 : static_cast<long long>(len.k) - len.q;
         const int right = p.causal ? 0 : p.window_right;
         lo = p.window_left < 0 ? INT64_MIN / 4 : diag - p.window_left;
         hi = right < 0 ? INT64_MAX / 4 : diag + right;
@@ -73,17 +80,19 @@ struct KeyRange {
     int begin, end;
     int first0;  // in [kFarLeft, seqlen_k]: at seqlen_k a row sees nothing
     int last0;   // in [kFarLeft, seqlen_k - 1]: at seqlen_k - 1 the sequence end is the bound
+    int seqlen_k;  // the sequence's key count (the K/V loads bound their rows with it too)
 
-    __device__ __forceinline__ KeyRange(const FlashAttnFwdParams &p, int row_begin, int rows_here) {
+    __device__ __forceinline__ KeyRange(const FlashAttnFwdParams &p, SeqLens len, int row_begin, int rows_here)
+        : seqlen_k(len.k) {
         if (p.window_left < 0 && p.window_right < 0) {
             // No window (every call without one): int32 suffices, since row + diag lies in
             // (-seqlen_q, seqlen_k + block_m), and the short kernels notice the 64-bit path.
             first0 = kFarLeft;
-            last0 = p.seqlen_k - 1;
-            if (p.causal) last0 = max(min(row_begin + (p.causal_top_left ? 0 : p.seqlen_k - p.seqlen_q), last0), kFarLeft);
+            last0 = len.k - 1;
+            if (p.causal) last0 = max(min(row_begin + (p.causal_top_left ? 0 : len.k - len.q), last0), kFarLeft);
         } else {
-            const Diagonal d(p);
-            const long long sk = p.seqlen_k;
+            const Diagonal d(p, len);
+            const long long sk = len.k;
             auto clamp = [](long long k, long long hi) {
                 return static_cast<int>(k < kFarLeft ? kFarLeft : (k > hi ? hi : k));
             };
@@ -91,7 +100,7 @@ struct KeyRange {
             last0 = clamp(row_begin + d.hi, sk - 1);
         }
         begin = max(first0, 0);
-        end = min(max(last0 + rows_here, 0), p.seqlen_k);
+        end = min(max(last0 + rows_here, 0), len.k);
     }
     __device__ __forceinline__ bool empty() const { return end <= begin; }
     // Key tiles [n_block_min, n_block_max) of block_n keys meet [begin, end).
@@ -108,10 +117,12 @@ struct KeyRange {
 template <int kRowSpan>
 struct RowMask {
     int first, last;
+    int seqlen_k;  // the sequence's key count: the same register as the kernel's K/V load bound
 
-    __device__ __forceinline__ RowMask(const FlashAttnFwdParams &p, const KeyRange &keys, int row_off)
-        : first(min(keys.first0 + row_off, p.seqlen_k)), last(min(keys.last0 + row_off, p.seqlen_k - 1)) {}
-
+    __device__ __forceinline__ RowMask(const FlashAttnFwdParams &, const KeyRange &keys, int row_off)
+        : first(min(keys.first0 + row_off, keys.seqlen_k)),
+          last(min(keys.last0 + row_off, keys.seqlen_k - 1)),
+          seqlen_k(keys.seqlen_k) {}
 
     // Whether the key tile [key0, key0 + block_n) holds a key one of this lane's rows must not
     // see (or one past the sequence end): only then the per-element test runs. Per lane, so a
@@ -126,7 +137,7 @@ struct RowMask {
 // ln(sum). kOn = false is the plain kernel: nothing here, nothing loaded.
 template <typename Element, bool kOn>
 struct ScoreMod {
-    __device__ __forceinline__ ScoreMod(const FlashAttnFwdParams &, int, int) {}
+    __device__ __forceinline__ ScoreMod(const FlashAttnFwdParams &, SeqLens, int, int) {}
     // The softmax's exponent factor (scores to base-2 logits) and the factor from the row max to
     // LSE's natural units.
     __device__ __forceinline__ float exp_factor(const FlashAttnFwdParams &p) const { return p.softmax_scale * kLog2e; }
@@ -193,13 +204,13 @@ struct ScoreMod<Element, true> {
     float row_diag;  // this lane's first fragment row + diag: the ALiBi distance is key - c - row_diag
 
     // row0: this lane's first fragment row (as for RowMask).
-    __device__ __forceinline__ ScoreMod(const FlashAttnFwdParams &p, int head, int row0) {
+    __device__ __forceinline__ ScoreMod(const FlashAttnFwdParams &p, SeqLens len, int head, int row0) {
         const bool cap = p.softcap > 0.f;
         pre = cap ? p.softmax_scale / p.softcap : 0.f;
         factor = (cap ? p.softcap : p.softmax_scale) * kLog2e;
         slope = p.alibi_slopes ? -p.alibi_slopes[head] * kLog2e / factor : 0.f;
         // row0 + diag lies in (-seqlen_q, seqlen_k + block_m): no int32 overflow.
-        row_diag = static_cast<float>(row0 + (p.causal_top_left ? 0 : p.seqlen_k - p.seqlen_q));
+        row_diag = static_cast<float>(row0 + (p.causal_top_left ? 0 : len.k - len.q));
     }
     __device__ __forceinline__ float exp_factor(const FlashAttnFwdParams &) const { return factor; }
     __device__ __forceinline__ float lse_factor(const FlashAttnFwdParams &) const { return factor * kLn2; }
@@ -278,7 +289,7 @@ __device__ __forceinline__ void apply_score_mask(float (&s)[kNTiles][4], const F
             // far bound cannot overflow.
             const int c = row_off + 8 * r;
             lo[r] = max(mask.first + c, col0 - 1) - col0;
-            hi[r] = max(min(mask.last + c, p.seqlen_k - 1), col0 - 1) - col0;
+            hi[r] = max(min(mask.last + c, mask.seqlen_k - 1), col0 - 1) - col0;
         }
         auto apply = [&](auto two_sided) {
 #pragma unroll

@@ -12,10 +12,52 @@
 
 namespace flashattn {
 
+// Where one sequence lives and how long it is: the launch's sizes and batch strides when
+// dense; with cu_seqlens (varlen), its packed rows, clamped into the tensors so that bad prefix
+// sums can never address memory outside them (see flashattn.h).
+struct Sequence {
+    SeqLens len;          // this sequence's query and key counts
+    int64_t q_row0;       // element offset of its first query row (Q and O, before the head)
+    int64_t o_row0;
+    int64_t k_row0;       // element offset of its first key row (K, V, before the head)
+    int64_t v_row0;
+    int64_t lse_row0;     // its first LSE element, before the head
+    int64_t lse_head;     // LSE elements between heads
+
+    __device__ __forceinline__ Sequence(const FlashAttnFwdParams &p, int batch) {
+        if (!p.cu_seqlens_q) {
+            len = {p.seqlen_q, p.seqlen_k};
+            q_row0 = batch * p.q_batch_stride;
+            o_row0 = batch * p.o_batch_stride;
+            k_row0 = batch * p.k_batch_stride;
+            v_row0 = batch * p.v_batch_stride;
+            lse_head = p.seqlen_q;
+            lse_row0 = static_cast<int64_t>(batch) * p.heads_q * p.seqlen_q;
+            return;
+        }
+        auto rows = [batch](const int32_t *cu, int total, int &first) {
+            first = min(max(cu[batch], 0), total);
+            return min(max(cu[batch + 1], first), total) - first;
+        };
+        int q_first, k_first;
+        len.q = rows(p.cu_seqlens_q, p.total_q, q_first);
+        len.k = rows(p.cu_seqlens_k, p.total_k, k_first);
+        if (p.seqused_k) len.k = min(max(p.seqused_k[batch], 0), len.k);
+        q_row0 = q_first * p.q_row_stride;
+        o_row0 = q_first * p.o_row_stride;
+        k_row0 = k_first * p.k_row_stride;
+        v_row0 = k_first * p.v_row_stride;
+        lse_head = p.total_q;
+        lse_row0 = q_first;
+    }
+};
+
 template <typename Element>
 struct TileWork {
-    int row_begin;  // first query row of the tile
-    int rows_here;  // query rows of the tile that exist (the last tile may be short)
+    SeqLens len;    // this tile's sequence: the mask and the key loop read these, never p.seqlen_*
+    int row_begin;  // first query row of the tile, within its sequence
+    int rows_here;  // query rows of the tile that exist (the last tile may be short; <= 0: the
+                    // tile lies past its sequence's end, varlen only)
     int head;       // query head
     KeyRange keys;  // the keys some row of the tile sees
     const Element *q;  // row row_begin of this head
@@ -33,6 +75,8 @@ struct TileWork {
     // dispatch round hands out tiles of equal length and later rounds fill in behind.
     __device__ __forceinline__ TileWork(const FlashAttnFwdParams &p, int block_m)
         : TileWork(p, block_m, tile_coords(p)) {}
+    __device__ __forceinline__ TileWork(const FlashAttnFwdParams &p, int block_m, int3 tile)
+        : TileWork(p, block_m, tile, Sequence(p, tile.z)) {}
 
     // (query tile, head, batch) of this CTA.
     __device__ __forceinline__ static int3 tile_coords(const FlashAttnFwdParams &p) {
@@ -50,20 +94,18 @@ struct TileWork {
         return make_int3(m_block, head, batch);
     }
 
-    __device__ __forceinline__ TileWork(const FlashAttnFwdParams &p, int block_m, int3 tile)
-        : row_begin(tile.x * block_m),
-          rows_here(min(block_m, p.seqlen_q - tile.x * block_m)),
+    __device__ __forceinline__ TileWork(const FlashAttnFwdParams &p, int block_m, int3 tile, const Sequence &seq)
+        : len(seq.len),
+          row_begin(tile.x * block_m),
+          rows_here(min(block_m, seq.len.q - tile.x * block_m)),
           head(tile.y),
-          keys(p, tile.x * block_m, min(block_m, p.seqlen_q - tile.x * block_m)) {
-        const int batch = tile.z;
+          keys(p, seq.len, tile.x * block_m, min(block_m, seq.len.q - tile.x * block_m)) {
         const int kv_head = head / (p.heads_q / p.heads_kv);
-        q = static_cast<const Element *>(p.q) + batch * p.q_batch_stride + head * p.q_head_stride +
-            row_begin * p.q_row_stride;
-        k = static_cast<const Element *>(p.k) + batch * p.k_batch_stride + kv_head * p.k_head_stride;
-        v = static_cast<const Element *>(p.v) + batch * p.v_batch_stride + kv_head * p.v_head_stride;
-        o = static_cast<Element *>(p.o) + batch * p.o_batch_stride + head * p.o_head_stride +
-            row_begin * p.o_row_stride;
-        lse = p.lse ? p.lse + (static_cast<int64_t>(batch) * p.heads_q + head) * p.seqlen_q + row_begin : nullptr;
+        q = static_cast<const Element *>(p.q) + seq.q_row0 + head * p.q_head_stride + row_begin * p.q_row_stride;
+        k = static_cast<const Element *>(p.k) + seq.k_row0 + kv_head * p.k_head_stride;
+        v = static_cast<const Element *>(p.v) + seq.v_row0 + kv_head * p.v_head_stride;
+        o = static_cast<Element *>(p.o) + seq.o_row0 + head * p.o_head_stride + row_begin * p.o_row_stride;
+        lse = p.lse ? p.lse + seq.lse_row0 + head * seq.lse_head + row_begin : nullptr;
     }
 
     // The attention sink of this head, or -inf (which changes nothing) without sinks.
@@ -73,9 +115,11 @@ struct TileWork {
 
     // A tile whose every row sees no key gets O = 0 and LSE = -inf (the head's sink logit with
     // sinks) with no K/V traffic, from the CTA's kThreads threads; returns whether it was one
-    // (then the CTA is done). kChunksPerRow: 16-byte chunks per O row.
+    // (then the CTA is done), or a varlen tile past its sequence's end, which writes nothing.
+    // kChunksPerRow: 16-byte chunks per O row.
     template <int kChunksPerRow, int kThreads>
     __device__ __forceinline__ bool finish_if_fully_masked(const FlashAttnFwdParams &p) const {
+        if (rows_here <= 0) return true;
         if (!keys.empty()) return false;
         for (int i = threadIdx.x; i < rows_here * kChunksPerRow; i += kThreads) {
             const int row = i / kChunksPerRow, chunk = i % kChunksPerRow;

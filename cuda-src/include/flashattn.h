@@ -4,6 +4,8 @@
  * Every entry point takes a params struct by pointer and returns a status code; nothing here
  * prints, exits or synchronizes the device. Tensors are [batch, seqlen, heads, head_dim] with
  * arbitrary int64 element strides for batch, row (seqlen) and head; head_dim is contiguous.
+ * The forward pass also takes packed variable-length batches ([total_tokens, heads, head_dim]
+ * with int32 prefix sums of the sequence lengths, see FlashAttnFwdParams.cu_seqlens_q).
  */
 #ifndef FLASHATTN_H
 #define FLASHATTN_H
@@ -15,7 +17,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct below changes layout; the Rust side checks it at run time. */
-#define FLASHATTN_ABI_VERSION 4
+#define FLASHATTN_ABI_VERSION 5
 
 typedef enum FlashAttnDtype {
     FLASHATTN_DTYPE_F16 = 0,
@@ -49,13 +51,24 @@ typedef enum FlashAttnStatus {
  * diag = seqlen_k - seqlen_q (bottom-right, the default) or 0 (causal_top_left), a window side
  * of -1 being unbounded and causal setting window_right to 0. A query row that sees no key gets
  * O = 0 and LSE = -inf, or LSE = its head's sink logit with sinks.
+ *
+ * Variable length (cu_seqlens_q and cu_seqlens_k set): sequence b's queries are the packed rows
+ * cu_seqlens_q[b] .. cu_seqlens_q[b + 1] of Q and O, its keys the rows cu_seqlens_k[b] ..
+ * cu_seqlens_k[b + 1] of K and V (the first seqused_k[b] of them with seqused_k), and every
+ * rule above holds per sequence with seqlen_q and seqlen_k its own lengths (the causal diagonal
+ * is bottom-right per sequence). seqlen_q and seqlen_k are then the largest lengths (max_seqlen_q
+ * sizes the grid; no query row past it is computed), the batch strides are ignored, and LSE is
+ * [heads_q, total_q] (FlashAttention-2's packed layout). The prefix sums are the caller's
+ * contract (0 = cu[0] <= cu[1] <= ... <= cu[batch] = total): the kernels never read them on the
+ * host; they clamp each sequence into [0, total_q) and [0, total_k) and seqused_k[b] into
+ * [0, its key count], so bad contents give wrong numbers, never an access outside Q, K, V, O, LSE.
  */
 typedef struct FlashAttnFwdParams {
-    const void *q; /* [batch, seqlen_q, heads_q, head_dim] */
-    const void *k; /* [batch, seqlen_k, heads_kv, head_dim] */
-    const void *v; /* [batch, seqlen_k, heads_kv, head_dim] */
-    void *o;       /* [batch, seqlen_q, heads_q, head_dim], same dtype as q */
-    float *lse;    /* [batch, heads_q, seqlen_q] contiguous, natural log; may be NULL */
+    const void *q; /* [batch, seqlen_q, heads_q, head_dim]; varlen: [total_q, heads_q, head_dim] */
+    const void *k; /* [batch, seqlen_k, heads_kv, head_dim]; varlen: [total_k, heads_kv, head_dim] */
+    const void *v; /* as k */
+    void *o;       /* as q, same dtype */
+    float *lse;    /* [batch, heads_q, seqlen_q] contiguous (varlen: [heads_q, total_q]), natural log; may be NULL */
 
     int64_t q_batch_stride, q_row_stride, q_head_stride;
     int64_t k_batch_stride, k_row_stride, k_head_stride;
@@ -98,6 +111,17 @@ typedef struct FlashAttnFwdParams {
        Each joins its head's softmax denominator as one more key with no value:
        O = sum_j exp(l_j) v_j / (sum_j exp(l_j) + exp(sink)), LSE = ln(sum_j exp(l_j) + exp(sink)). */
     const float *sinks;
+
+    /* ABI 5: variable length. Both NULL: dense. Both set: int32 [batch + 1] prefix sums of the
+       query and key lengths on the device (see above); seqlen_q / seqlen_k are then the largest
+       lengths. */
+    const int32_t *cu_seqlens_q;
+    const int32_t *cu_seqlens_k;
+    /* int32 [batch] on the device, or NULL: keys actually present per sequence (the first
+       seqused_k[b] of its cu_seqlens_k rows). Varlen only. */
+    const int32_t *seqused_k;
+    int32_t total_q; /* varlen: rows of packed Q and O (LSE's row count), >= 1 */
+    int32_t total_k; /* varlen: rows of packed K and V, >= 1 */
 } FlashAttnFwdParams;
 
 /* One compiled kernel configuration: what the fuzzer sweeps and the tuner picks from. */

@@ -107,10 +107,10 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
         const int key0 = n_block * kBlockN;
         if (with_k)
             load_tile<Traits, kBlockN, Traits::kGroupThreads>(smem.k_tile(group, stage), work.k + key0 * p.k_row_stride,
-                                                              p.k_row_stride, p.seqlen_k - key0, group_tid);
+                                                              p.k_row_stride, work.len.k - key0, group_tid);
         if (with_v)
             load_tile<Traits, kBlockN, Traits::kGroupThreads>(smem.v_tile(group, stage), work.v + key0 * p.v_row_stride,
-                                                              p.v_row_stride, p.seqlen_k - key0, group_tid);
+                                                              p.v_row_stride, work.len.k - key0, group_tid);
     };
 
     load_tile<Traits, kBlockM, Traits::kThreads>(smem.q, work.q, p.q_row_stride, work.rows_here, threadIdx.x);
@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     const int row0 = work.row_begin + warp_row0 + g;
     const RowMask<(kMTiles - 1) * 16 + 8> mask(p, work.keys, warp_row0 + g);
     using Mod = ScoreMod<Element, kScoreMod>;
-    const Mod mod(p, work.head, row0);
+    const Mod mod(p, work.len, work.head, row0);
     // c: scale * log2(e) on raw scores, or softcap * log2(e) on tanh-capped ones.
     const float scale_log2 = mod.exp_factor(p);
     float acc_o[kMTiles][kDTiles][4];

@@ -101,11 +101,11 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     const int n_blocks = n_block_max - work.keys.n_block_min(kBlockN);
     auto load_k = [&](int n_block, int stage) {
         const int key0 = n_block * kBlockN;
-        load_tile<Traits, kBlockN>(k_smem(stage), work.k + key0 * p.k_row_stride, p.k_row_stride, p.seqlen_k - key0);
+        load_tile<Traits, kBlockN>(k_smem(stage), work.k + key0 * p.k_row_stride, p.k_row_stride, work.len.k - key0);
     };
     auto load_v = [&](int n_block, int stage) {
         const int key0 = n_block * kBlockN;
-        load_tile<Traits, kBlockN>(v_smem(stage), work.v + key0 * p.v_row_stride, p.v_row_stride, p.seqlen_k - key0);
+        load_tile<Traits, kBlockN>(v_smem(stage), work.v + key0 * p.v_row_stride, p.v_row_stride, work.len.k - key0);
     };
     auto load_kv = [&](int n_block, int stage) {
         load_k(n_block, stage);
@@ -129,7 +129,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     // This lane's rows are row0 and row0 + 8.
     const RowMask<8> mask(p, work.keys, warp_row0 + g);
     using Mod = ScoreMod<Element, kScoreMod>;
-    const Mod mod(p, work.head, work.row_begin + warp_row0 + g);
+    const Mod mod(p, work.len, work.head, work.row_begin + warp_row0 + g);
     // c: scale * log2(e) on raw scores, or softcap * log2(e) on tanh-capped ones.
     const float scale_log2 = mod.exp_factor(p);
     float acc_o[kAtoms][8][4];

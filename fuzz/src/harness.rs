@@ -200,12 +200,12 @@ pub struct Outcome {
 }
 
 /// Bits that read as NaN in both f16 and bf16: poisons outputs before the launch.
-const POISON_BITS: u16 = 0xFFFF;
+pub(crate) const POISON_BITS: u16 = 0xFFFF;
 /// A finite value in O's gaps (padding between heads and rows, and a tail after the last
 /// element): the kernels must write exactly the addressed elements and nothing else.
-const SENTINEL_BITS: u16 = 0x5A5A;
+pub(crate) const SENTINEL_BITS: u16 = 0x5A5A;
 /// Sentinel elements after O's last addressed element (catches stores past the end).
-const O_TAIL: usize = 64;
+pub(crate) const O_TAIL: usize = 64;
 
 /// Run `case` on `stream` and check it. Errors are launch-layer errors (e.g. a refused
 /// shape); a wrong answer is an `Ok` whose `check.pass` is false.
@@ -315,15 +315,6 @@ fn run_typed<T: TestElement>(
     stream.synchronize()?;
     let o_host: Vec<T> = stream.clone_dtoh(&o_dev)?;
     let lse_host: Vec<f32> = stream.clone_dtoh(&lse_dev)?;
-    let stray = addressed
-        .iter()
-        .zip(&o_host)
-        .enumerate()
-        .filter(|(_, (a, x))| !**a && x.bits() != SENTINEL_BITS)
-        .map(|(i, _)| i);
-    let (stray_count, first_stray) =
-        stray.fold((0usize, None), |(n, first), i| (n + 1, first.or(Some(i))));
-
     let problem = reference_problem(p);
     let heads = reference::HeadParams {
         alibi_slopes: slopes.as_deref(),
@@ -335,6 +326,29 @@ fn run_typed<T: TestElement>(
     let got = reference::gather_bshd(r(&o_host, os), p.batch, p.seqlen_q, p.heads_q, d);
     let lse = case.with_lse.then_some(&lse_host[..lse_len]);
     let mut check = reference::check(&problem, &got, lse, &want, &naive);
+    fail_on_stray_writes(&mut check, &addressed, &o_host);
+    Ok(Outcome {
+        check,
+        config: info.config,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// Fail `check` when an element of O outside its shape (`addressed` false: padding or past the
+/// end) no longer holds the sentinel.
+pub(crate) fn fail_on_stray_writes<T: TestElement>(
+    check: &mut reference::Check,
+    addressed: &[bool],
+    o_host: &[T],
+) {
+    let stray = addressed
+        .iter()
+        .zip(o_host)
+        .enumerate()
+        .filter(|(_, (a, x))| !**a && x.bits() != SENTINEL_BITS)
+        .map(|(i, _)| i);
+    let (stray_count, first_stray) =
+        stray.fold((0usize, None), |(n, first), i| (n + 1, first.or(Some(i))));
     if let Some(first) = first_stray {
         check.pass = false;
         check.ratio = f64::INFINITY;
@@ -343,14 +357,9 @@ fn run_typed<T: TestElement>(
              overwritten, the first at element offset {first}"
         ));
     }
-    Ok(Outcome {
-        check,
-        config: info.config,
-        seconds: start.elapsed().as_secs_f64(),
-    })
 }
 
-fn r<T>(data: &[T], s: Strides) -> reference::TensorRef<'_, T> {
+pub(crate) fn r<T>(data: &[T], s: Strides) -> reference::TensorRef<'_, T> {
     reference::TensorRef::new(
         data,
         reference::Strides {
@@ -362,14 +371,14 @@ fn r<T>(data: &[T], s: Strides) -> reference::TensorRef<'_, T> {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Role {
+pub(crate) enum Role {
     Query,
     Key,
     Value,
 }
 
 /// Which of `len` elements a `[b, n, h, d]` tensor with strides `s` addresses.
-fn addressed_elements(s: Strides, [b, n, h, d]: [usize; 4], len: usize) -> Vec<bool> {
+pub(crate) fn addressed_elements(s: Strides, [b, n, h, d]: [usize; 4], len: usize) -> Vec<bool> {
     let mut addressed = vec![false; len];
     for bi in 0..b {
         for si in 0..n {
@@ -382,12 +391,12 @@ fn addressed_elements(s: Strides, [b, n, h, d]: [usize; 4], len: usize) -> Vec<b
     addressed
 }
 
-fn len_of(s: Strides, [b, n, h, d]: [usize; 4]) -> usize {
+pub(crate) fn len_of(s: Strides, [b, n, h, d]: [usize; 4]) -> usize {
     ((b - 1) as i64 * s.batch + (n - 1) as i64 * s.row + (h - 1) as i64 * s.head) as usize + d
 }
 
 /// A strided tensor whose addressed elements follow `inputs` and whose gaps hold NaN.
-fn make_input<T: TestElement>(
+pub(crate) fn make_input<T: TestElement>(
     rng: &mut StdRng,
     s: Strides,
     dims: [usize; 4],

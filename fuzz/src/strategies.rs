@@ -571,7 +571,7 @@ pub fn pow2_edges(max: usize) -> Vec<usize> {
 /// own earlier entries; this wrapper lets the value shrink through every integer instead, so a
 /// failure that starts at 63 can shrink to 37.
 #[derive(Clone, Debug)]
-struct ShrinkToward<S> {
+pub(crate) struct ShrinkToward<S> {
     inner: S,
     lo: usize,
 }
@@ -588,7 +588,7 @@ impl<S: Strategy<Value = usize>> Strategy for ShrinkToward<S> {
 
 /// A sequence length in `1..=max`: 1, tiny lengths, tile edges, power-of-two edges, short
 /// uniform, uniform.
-fn seqlen_strategy(max: usize) -> ShrinkToward<Union<BoxedStrategy<usize>>> {
+pub(crate) fn seqlen_strategy(max: usize) -> ShrinkToward<Union<BoxedStrategy<usize>>> {
     const TINY: &[usize] = &[2, 3, 4, 5, 7, 8, 9];
     let mut arms: Vec<(u32, BoxedStrategy<usize>)> = vec![(10, Just(1usize).boxed())];
     // Below the smallest tile: single-fragment tails and the small powers of two.

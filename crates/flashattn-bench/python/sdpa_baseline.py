@@ -92,6 +92,8 @@ def shape_key(shape):
         k += " decode"
     if shape.get("page_size"):
         k += " page{}".format(shape["page_size"])
+    if shape.get("varlen"):
+        k += " varlen{}".format(sum(shape["varlen"]))
     return k
 
 
@@ -150,7 +152,9 @@ def self_test():
     assert cold_set_count(s512, 50 << 20, 1 << 20) == 2
     assert cold_set_count(sh("bf16", 2, 16, 8192, 128, False), 50 << 20, 80 << 30) == 2
     shapes = load_shapes(os.path.join(HERE, "suites.json"))
-    assert len(shapes) == 90 and len({shape_key(s) for _, s in shapes}) == 90
+    assert len(shapes) == 93 and len({shape_key(s) for _, s in shapes}) == 93
+    v = dict(sh("bf16", 3, 2, 7, 64, True), varlen=[3, 1, 7])
+    assert shape_key(v) == "bf16 B3 H2/2 S7x7 D64 causal varlen11"
     w = dict(sh("bf16", 2, 16, 8192, 128, True), mods={"window_left": 1024})
     assert shape_key(w) == "bf16 B2 H16/16 S8192x8192 D128 causal window1024/inf"
     print("self-test passed")
@@ -289,6 +293,14 @@ def make_sdpa(torch, shape, device):
     mask = explicit_mask(torch, shape, device, dtype)
     if mask is not None:
         kwargs["attn_mask"] = mask
+    elif shape.get("varlen") and not shape["causal"]:
+        # A packed batch's dense equivalent: the sequences padded to the longest, padding keys
+        # masked out per sequence ([B, 1, 1, Sk] boolean). A causal one needs no mask of its
+        # own: padding sits after every real row's diagonal, so is_causal below is exactly the
+        # padded mask for every real row, and it lets each backend (flash included) run.
+        lens = torch.tensor(shape["varlen"], device=device)
+        keys = torch.arange(shape["seqlen_k"], device=device)
+        kwargs["attn_mask"] = (keys[None, :] < lens[:, None])[:, None, None, :]
     elif shape["causal"]:
         if shape["seqlen_q"] == shape["seqlen_k"]:
             # PyTorch's is_causal is top-left aligned, which is the same as our

@@ -10,7 +10,7 @@ use cudarc::driver::sys::{
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream};
 use flashattn::{
     AttentionParams, DType, DecodeParams, HeadVectors, KernelChoice, KernelConfig, PagedKv,
-    Strides, Tensor, TensorMut, Window,
+    Strides, Tensor, TensorMut, Varlen, Window,
 };
 use flashattn_fuzz::harness::TestElement;
 use half::{bf16, f16};
@@ -138,7 +138,12 @@ impl Gpu {
         choice: KernelChoice,
         cold: bool,
     ) -> Result<Workload, flashattn::Error> {
-        let q_len = shape.batch * shape.seqlen_q * shape.heads_q * shape.head_dim;
+        // A varlen shape packs its sequences: tokens, not batch x the longest length.
+        let tokens = match shape.varlen.iter().sum::<usize>() {
+            0 => shape.batch * shape.seqlen_q,
+            total => total,
+        };
+        let q_len = tokens * shape.heads_q * shape.head_dim;
         // A paged cache holds each sequence's pages, scattered over the pool by a shuffled
         // block table (as an allocator that has run for a while leaves them).
         let paged = shape.page_size.map(|ps| {
@@ -150,6 +155,7 @@ impl Gpu {
         });
         let kv_len = match &paged {
             Some((_, _, ps, pages)) => pages * ps * shape.heads_kv * shape.head_dim,
+            None if !shape.varlen.is_empty() => tokens * shape.heads_kv * shape.head_dim,
             None => shape.batch * shape.seqlen_k * shape.heads_kv * shape.head_dim,
         };
         let set_bytes = (2 * q_len + 2 * kv_len) * 2;
@@ -162,8 +168,22 @@ impl Gpu {
             DType::BF16 => Buffers::BF16(self.alloc_sets(sets, q_len, kv_len)?),
             DType::F16 => Buffers::F16(self.alloc_sets(sets, q_len, kv_len)?),
         };
-        let qs = Strides::bshd(shape.seqlen_q, shape.heads_q, shape.head_dim);
-        let call = if shape.decode {
+        let mut qs = Strides::bshd(shape.seqlen_q, shape.heads_q, shape.head_dim);
+        let call = if !shape.varlen.is_empty() {
+            qs = Strides::packed(shape.heads_q, shape.head_dim);
+            let cu: Vec<i32> = std::iter::once(0)
+                .chain(shape.varlen.iter().scan(0, |acc, &l| {
+                    *acc += l as i32;
+                    Some(*acc)
+                }))
+                .collect();
+            Call::Varlen {
+                params: params_of(shape, choice),
+                kvs: Strides::packed(shape.heads_kv, shape.head_dim),
+                cu_seqlens: self.stream.clone_htod(&cu)?,
+                tokens,
+            }
+        } else if shape.decode {
             let params = DecodeParams {
                 seqlen_q: shape.seqlen_q,
                 causal: shape.causal,
@@ -226,9 +246,7 @@ impl Gpu {
             qs,
             sets,
             buffers,
-            lse: self
-                .stream
-                .alloc_zeros::<f32>(shape.batch * shape.heads_q * shape.seqlen_q)?,
+            lse: self.stream.alloc_zeros::<f32>(shape.heads_q * tokens)?,
         })
     }
 
@@ -352,6 +370,13 @@ enum Call {
         slopes: Option<CudaSlice<f32>>,
         sinks: Option<CudaSlice<f32>>,
     },
+    /// A packed variable-length batch: the same prefix sums for queries and keys.
+    Varlen {
+        params: AttentionParams,
+        kvs: Strides,
+        cu_seqlens: CudaSlice<i32>,
+        tokens: usize,
+    },
     Decode {
         params: DecodeParams,
         facts: Arc<flashattn::DeviceFacts>,
@@ -401,6 +426,24 @@ impl Workload {
                         alibi_slopes: slopes.as_ref(),
                         sinks: sinks.as_ref(),
                     },
+                )?
+                .config
+                .name),
+                Call::Varlen {
+                    params,
+                    kvs,
+                    cu_seqlens,
+                    tokens,
+                } => Ok(flashattn::forward_varlen(
+                    stream,
+                    params,
+                    &Varlen::new(&*cu_seqlens, &*cu_seqlens, *tokens, *tokens),
+                    Tensor::new(&s.q, qs),
+                    Tensor::new(&s.k, *kvs),
+                    Tensor::new(&s.v, *kvs),
+                    TensorMut::new(&mut s.o, qs),
+                    Some(lse),
+                    HeadVectors::none(),
                 )?
                 .config
                 .name),

@@ -128,6 +128,11 @@ pub struct Shape {
     /// read the contiguous equivalent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_size: Option<usize>,
+    /// A packed variable-length batch (`flashattn::forward_varlen`): these self-attention
+    /// sequence lengths, `batch` of them; `seqlen_q` / `seqlen_k` are the longest. Empty: dense.
+    /// The baselines run the padded dense equivalent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub varlen: Vec<usize>,
 }
 
 /// The masks and score modifiers of a benchmark shape beyond `causal`. Values
@@ -236,6 +241,7 @@ impl Shape {
             m.sinks.then(|| "sinks".to_string()),
             s.decode.then(|| "decode".to_string()),
             s.page_size.map(|ps| format!("page{ps}")),
+            (!s.varlen.is_empty()).then(|| format!("varlen{}", s.varlen.iter().sum::<usize>())),
         ];
         parts.into_iter().flatten().collect::<Vec<_>>().join(" ")
     }
@@ -243,9 +249,16 @@ impl Shape {
     /// Number of (query, key) pairs that take part in attention, per batch element and head:
     /// `Sq * Sk` without masking; with the bottom-right causal mask, exactly the pairs with
     /// `j <= i + Sk - Sq`; with a window, the pairs inside it (useful work: masked tiles are not
-    /// counted).
+    /// counted). A varlen shape: the sum over its sequences, each with its own length.
     pub fn allowed_pairs(&self) -> u64 {
-        let (sq, sk) = (self.seqlen_q as i64, self.seqlen_k as i64);
+        if !self.varlen.is_empty() {
+            return self.varlen.iter().map(|&l| self.pairs_of(l, l)).sum();
+        }
+        self.pairs_of(self.seqlen_q, self.seqlen_k)
+    }
+
+    fn pairs_of(&self, sq: usize, sk: usize) -> u64 {
+        let (sq, sk) = (sq as i64, sk as i64);
         let (diag, left) = (sk - sq, self.mods.window_left);
         let right = self.causal.then_some(0).or(self.mods.window_right);
         // Row i sees keys i + diag - left ..= i + diag + right, clipped to the sequence: one row
@@ -259,12 +272,23 @@ impl Shape {
             .sum()
     }
 
+    /// What [`Shape::allowed_pairs`] is multiplied by: the batch, or 1 for a varlen shape
+    /// (whose pairs already sum over its sequences).
+    fn batches(&self) -> u64 {
+        if self.varlen.is_empty() {
+            self.batch as u64
+        } else {
+            1
+        }
+    }
+
     /// Floating-point operations of the forward pass: two matmuls (`QK^T` and
-    /// `PV`) of `2 * D` flops per allowed pair, i.e. `4 * B * Hq * D * pairs`.
+    /// `PV`) of `2 * D` flops per allowed pair, i.e. `4 * B * Hq * D * pairs` (a varlen shape:
+    /// `4 * Hq * D` times the pairs of every sequence).
     /// Softmax work is not counted, following the usual convention for
     /// attention TFLOP/s. Exact as long as the count is below 2^53.
     pub fn flops(&self) -> f64 {
-        let per_pair = 4 * self.batch as u64 * self.heads_q as u64 * self.head_dim as u64;
+        let per_pair = 4 * self.batches() * self.heads_q as u64 * self.head_dim as u64;
         (per_pair as f64) * self.allowed_pairs() as f64
     }
 
@@ -276,9 +300,13 @@ impl Shape {
             "f32" => 4,
             _ => return None,
         };
-        let (b, d) = (self.batch as u64, self.head_dim as u64);
-        let q_rows = b * self.heads_q as u64 * self.seqlen_q as u64;
-        let kv_rows = b * self.heads_kv as u64 * self.seqlen_k as u64;
+        let total = self.varlen.iter().sum::<usize>() as u64;
+        let (tokens_q, tokens_k) = match self.varlen.is_empty() {
+            true => ((self.batch * self.seqlen_q) as u64, (self.batch * self.seqlen_k) as u64),
+            false => (total, total),
+        };
+        let (q_rows, kv_rows) = (self.heads_q as u64 * tokens_q, self.heads_kv as u64 * tokens_k);
+        let d = self.head_dim as u64;
         Some((2 * q_rows * d * e + 2 * kv_rows * d * e + q_rows * 4) as f64)
     }
 }
@@ -571,6 +599,19 @@ mod tests {
         let d = Shape::decode("bf16", 2, (32, 8), 4096, 128, Some(64)).with_mods(mods);
         let key = "bf16 B2 H32/8 S1x4096 D128 windowinf/8 softcap30 alibi sinks decode page64";
         assert_eq!(d.key(), key);
+    }
+
+    #[test]
+    fn varlen_shapes_count_each_sequence() {
+        let v = Shape {
+            varlen: vec![3, 1, 7],
+            ..Shape::self_attention("bf16", 3, 2, 7, 64, true)
+        };
+        assert_eq!(v.key(), "bf16 B3 H2/2 S7x7 D64 causal varlen11");
+        // Causal pairs per sequence: l (l + 1) / 2.
+        assert_eq!(v.allowed_pairs(), 6 + 1 + 28);
+        assert_eq!(v.flops(), 4.0 * 2.0 * 64.0 * 35.0);
+        assert_eq!(v.min_bytes(), Some((4 * 11 * 2 * 64 * 2 + 11 * 2 * 4) as f64));
     }
 
     #[test]

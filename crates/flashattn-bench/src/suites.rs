@@ -18,12 +18,23 @@
 //!   query heads on 8 KV heads, one query row, batch 1/8/64 against 512, 4096
 //!   and 32768 cached keys, contiguous and paged (16, 64, 256 keys a page);
 //!   memory bound, so read against the measured copy bandwidth.
+//! * `varlen` — packed variable-length prefill (`flashattn::forward_varlen`): 16 causal
+//!   self-attention sequences of [`VARLEN_LENS`] tokens, bf16, 16 heads, head dim 128, beside the
+//!   dense causal shapes of similar length (B16 S2048, B8 S4096) in the same run; the
+//!   baselines run the padded batch.
 
 use crate::report::{ScoreMods, Shape};
 use serde::{Deserialize, Serialize};
 
 /// Names accepted by [`suite`], in the order `all` concatenates them.
-pub const SUITE_NAMES: [&str; 5] = ["seed", "long", "sweep", "masks", "decode"];
+pub const SUITE_NAMES: [&str; 6] = ["seed", "long", "sweep", "masks", "decode", "varlen"];
+
+/// The `varlen` suite's sequence lengths: drawn once from 64..=4096 with Python's
+/// `random.Random(2026).randint(64, 4096)`, 16 draws, and kept literally so every run and every
+/// producer measures the same batch (38571 tokens, the longest 3967).
+pub const VARLEN_LENS: [usize; 16] = [
+    551, 1372, 2122, 3960, 2160, 2714, 3586, 3967, 484, 3685, 978, 3729, 2525, 2609, 2343, 1786,
+];
 
 /// Tokens per call held constant across the `sweep` suite.
 pub const SWEEP_TOKENS: usize = 16384;
@@ -97,6 +108,19 @@ fn decode() -> Vec<Shape> {
     v
 }
 
+fn varlen() -> Vec<Shape> {
+    let longest = *VARLEN_LENS.iter().max().expect("16 lengths");
+    let dense = |b, s| Shape::self_attention("bf16", b, 16, s, 128, true);
+    vec![
+        Shape {
+            varlen: VARLEN_LENS.to_vec(),
+            ..dense(VARLEN_LENS.len(), longest)
+        },
+        dense(16, 2048),
+        dense(8, 4096),
+    ]
+}
+
 fn sweep() -> Vec<Shape> {
     let mut v = Vec::new();
     for d in [64, 128] {
@@ -138,6 +162,7 @@ fn named(name: &str) -> Option<Vec<Shape>> {
         "sweep" => Some(sweep()),
         "masks" => Some(masks()),
         "decode" => Some(decode()),
+        "varlen" => Some(varlen()),
         _ => None,
     }
 }
@@ -223,11 +248,13 @@ mod tests {
         assert_eq!(suite("masks").unwrap().len(), 25);
         // Batch 1/8/64 x 3 cache lengths x contiguous and 3 page sizes.
         assert_eq!(suite("decode").unwrap().len(), 36);
+        // The packed batch beside two dense causal shapes.
+        assert_eq!(suite("varlen").unwrap().len(), 3);
         // Three D=128 shapes are in both `long` and `sweep`.
-        assert_eq!(suite("all").unwrap().len(), 90);
+        assert_eq!(suite("all").unwrap().len(), 93);
         assert!(suite("nope").is_none());
         let entries = suite_entries("all").unwrap();
-        assert_eq!(entries.len(), 90);
+        assert_eq!(entries.len(), 93);
         assert_eq!(entries.iter().filter(|e| e.suite == "sweep").count(), 9);
         assert_eq!(suite_entries("sweep").unwrap().len(), 12);
         // A shape shared by two named suites runs once, under the first.
@@ -270,6 +297,19 @@ mod tests {
         // Plain shapes serialise without the field, so old reports and new agree.
         let plain = serde_json::to_string(&suite("seed").unwrap()[0]).unwrap();
         assert!(!plain.contains("mods"));
+    }
+
+    #[test]
+    fn varlen_suite_is_the_documented_batch() {
+        let v = &suite("varlen").unwrap()[0];
+        assert_eq!(
+            v.key(),
+            "bf16 B16 H16/16 S3967x3967 D128 causal varlen38571"
+        );
+        assert!(VARLEN_LENS.iter().all(|l| (64..=4096).contains(l)));
+        // Useful work is each sequence's causal pairs, l (l + 1) / 2, never the padded batch's.
+        let pairs: u64 = VARLEN_LENS.iter().map(|&l| (l * (l + 1) / 2) as u64).sum();
+        assert_eq!(v.flops(), 4.0 * 16.0 * 128.0 * pairs as f64);
     }
 
     #[test]

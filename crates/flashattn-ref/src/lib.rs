@@ -925,6 +925,183 @@ pub fn naive_same_precision_with<E: Element>(
 }
 
 // ---------------------------------------------------------------------------
+// Variable length (packed sequences)
+// ---------------------------------------------------------------------------
+
+/// The sequences of a variable-length problem (FlashAttention's `cu_seqlens`): Q and O are
+/// packed `[total_q, Hq, D]` tensors, K and V `[total_k, Hkv, D]` (addressed as batch entry 0
+/// of a [`TensorRef`]; the batch stride is ignored), and sequence `b` owns query rows
+/// `cu_seqlens_q[b]..cu_seqlens_q[b + 1]` and key rows `cu_seqlens_k[b]..cu_seqlens_k[b + 1]`,
+/// of which the first `seqused_k[b]` are present when `seqused_k` is given. Every mask and
+/// score modifier of the [`Problem`] applies per sequence, with the sequence's own lengths
+/// (bottom-right causal per sequence). The output is [`Output`] of [`Varlen::packed_problem`]:
+/// O `[total_q, Hq, D]`, LSE `[Hq, total_q]` (FlashAttention-2's packed layout).
+#[derive(Clone, Copy, Debug)]
+pub struct Varlen<'a> {
+    /// `[batch + 1]` prefix sums of the query lengths, starting at 0, non-decreasing.
+    pub cu_seqlens_q: &'a [usize],
+    /// `[batch + 1]` prefix sums of the key lengths, starting at 0, non-decreasing.
+    pub cu_seqlens_k: &'a [usize],
+    /// Keys present per sequence, each at most its key count; `None`: all.
+    pub seqused_k: Option<&'a [usize]>,
+}
+
+impl Varlen<'_> {
+    /// Number of sequences.
+    pub fn batch(&self) -> usize {
+        self.cu_seqlens_q.len().saturating_sub(1)
+    }
+
+    /// Rows of packed Q and O.
+    pub fn total_q(&self) -> usize {
+        self.cu_seqlens_q.last().copied().unwrap_or(0)
+    }
+
+    /// Rows of packed K and V.
+    pub fn total_k(&self) -> usize {
+        self.cu_seqlens_k.last().copied().unwrap_or(0)
+    }
+
+    /// Query rows and present keys of sequence `b`.
+    pub fn lens(&self, b: usize) -> (usize, usize) {
+        let len_k = self.cu_seqlens_k[b + 1] - self.cu_seqlens_k[b];
+        let used = self.seqused_k.map_or(len_k, |u| u[b]);
+        (self.cu_seqlens_q[b + 1] - self.cu_seqlens_q[b], used)
+    }
+
+    /// The whole packed problem as one batch entry of `total_q` queries and `total_k` keys,
+    /// with `p`'s heads and options: what [`check()`] takes for a varlen output.
+    pub fn packed_problem(&self, p: &Problem) -> Problem {
+        Problem {
+            batch: 1,
+            seqlen_q: self.total_q(),
+            seqlen_k: self.total_k(),
+            ..*p
+        }
+    }
+
+    /// Sequence `b` as a one-entry problem with `p`'s heads and options.
+    pub fn sequence(&self, p: &Problem, b: usize) -> Problem {
+        let (seqlen_q, seqlen_k) = self.lens(b);
+        Problem {
+            batch: 1,
+            seqlen_q,
+            seqlen_k,
+            ..*p
+        }
+    }
+
+    fn validate(&self) {
+        let batch = self.batch();
+        assert!(
+            self.cu_seqlens_q.len() == batch + 1 && self.cu_seqlens_k.len() == batch + 1,
+            "cu_seqlens_q and cu_seqlens_k need the same number of entries: {self:?}"
+        );
+        for cu in [self.cu_seqlens_q, self.cu_seqlens_k] {
+            assert!(
+                cu.first() == Some(&0) && cu.windows(2).all(|w| w[0] <= w[1]),
+                "cu_seqlens must start at 0 and never decrease: {cu:?}"
+            );
+        }
+        if let Some(used) = self.seqused_k {
+            assert_eq!(used.len(), batch, "seqused_k needs one entry per sequence");
+            for (b, &u) in used.iter().enumerate() {
+                let len = self.cu_seqlens_k[b + 1] - self.cu_seqlens_k[b];
+                assert!(
+                    u <= len,
+                    "seqused_k[{b}] = {u} is above the sequence's {len} keys"
+                );
+            }
+        }
+    }
+}
+
+/// Run `dense` (the reference or the naive baseline) on each sequence of a varlen problem and
+/// scatter the results into the packed output. Sequences without queries are skipped; rows of a
+/// sequence without keys get O = 0 and LSE = -inf (or the sink), as in a dense problem.
+fn drive_varlen<E: Element>(
+    p: &Problem,
+    vl: &Varlen,
+    [q, k, v]: [TensorRef<E>; 3],
+    heads: HeadParams,
+    dense: impl Fn(&Problem, [TensorRef<E>; 3], HeadParams) -> Output,
+) -> Output {
+    vl.validate();
+    let packed = vl.packed_problem(p);
+    let (total_q, row_len) = (vl.total_q(), p.heads_q * p.head_dim);
+    let mut out = Output {
+        o: vec![0.0; packed.o_len()],
+        lse: vec![f64::NEG_INFINITY; packed.lse_len()],
+    };
+    // Sequence b's rows as batch entry 0 of a tensor starting at its first row.
+    fn from_row<'a, E>(t: &TensorRef<'a, E>, row: usize) -> TensorRef<'a, E> {
+        let strides = Strides {
+            batch: 0,
+            ..t.strides
+        };
+        // A sequence without keys may start at the end of a padded layout's last row.
+        TensorRef::new(
+            &t.data[(row * strides.row as usize).min(t.data.len())..],
+            strides,
+        )
+    }
+    for b in 0..vl.batch() {
+        let seq = vl.sequence(p, b);
+        if seq.seqlen_q == 0 {
+            continue;
+        }
+        let (q0, k0) = (vl.cu_seqlens_q[b], vl.cu_seqlens_k[b]);
+        let r = dense(
+            &seq,
+            [from_row(&q, q0), from_row(&k, k0), from_row(&v, k0)],
+            heads,
+        );
+        out.o[q0 * row_len..(q0 + seq.seqlen_q) * row_len].copy_from_slice(&r.o);
+        for h in 0..p.heads_q {
+            let src = &r.lse[h * seq.seqlen_q..(h + 1) * seq.seqlen_q];
+            out.lse[h * total_q + q0..h * total_q + q0 + seq.seqlen_q].copy_from_slice(src);
+        }
+    }
+    out
+}
+
+/// [`reference_with()`] over the sequences of a variable-length problem (see [`Varlen`]): each
+/// sequence is the dense reference with its own lengths; the result is packed.
+///
+/// # Panics
+/// As [`reference_with()`] for any sequence, and if `vl`'s prefix sums are malformed.
+pub fn reference_varlen<E: Element>(
+    p: &Problem,
+    vl: &Varlen,
+    q: TensorRef<E>,
+    k: TensorRef<E>,
+    v: TensorRef<E>,
+    heads: HeadParams,
+) -> Output {
+    drive_varlen(p, vl, [q, k, v], heads, |s, [q, k, v], h| {
+        reference_with(s, q, k, v, h)
+    })
+}
+
+/// [`naive_same_precision_with()`] over the sequences of a variable-length problem: the
+/// yardstick of [`check()`] for [`reference_varlen()`].
+///
+/// # Panics
+/// As [`reference_varlen()`].
+pub fn naive_same_precision_varlen<E: Element>(
+    p: &Problem,
+    vl: &Varlen,
+    q: TensorRef<E>,
+    k: TensorRef<E>,
+    v: TensorRef<E>,
+    heads: HeadParams,
+) -> Output {
+    drive_varlen(p, vl, [q, k, v], heads, |s, [q, k, v], h| {
+        naive_same_precision_with(s, q, k, v, h)
+    })
+}
+
+// ---------------------------------------------------------------------------
 // Tolerance rule
 // ---------------------------------------------------------------------------
 

@@ -49,9 +49,19 @@ mod tests {
             std::mem::offset_of!(FlashAttnFwdParams, alibi_slopes),
             abi3_end + 16 + 4
         );
+        // ABI 5 appends the three varlen int32 vector pointers and total_q / total_k.
+        let abi4_end = abi3_end + 16 + 4 + 2 * 8;
+        assert_eq!(
+            std::mem::offset_of!(FlashAttnFwdParams, cu_seqlens_q),
+            abi4_end
+        );
+        assert_eq!(
+            std::mem::offset_of!(FlashAttnFwdParams, total_q),
+            abi4_end + 3 * 8
+        );
         assert_eq!(
             std::mem::size_of::<FlashAttnFwdParams>(),
-            abi3_end + 16 + 4 + 2 * 8
+            abi4_end + 3 * 8 + 2 * 4
         );
         // The registry entry: score_mods fills what was padding before the name pointer.
         assert_eq!(std::mem::offset_of!(FlashAttnConfig, score_mods), 11 * 4);
@@ -167,6 +177,31 @@ mod tests {
             },
             FlashAttnFwdParams {
                 sinks: (fake as usize + 2) as *const f32,
+                ..base(c)
+            },
+            // Varlen: both prefix sums or neither, seqused_k only with them, 4-byte aligned
+            // vectors, at least one packed row each.
+            FlashAttnFwdParams {
+                cu_seqlens_q: fake as *const i32,
+                total_q: 1,
+                total_k: 1,
+                ..base(c)
+            },
+            FlashAttnFwdParams {
+                seqused_k: fake as *const i32,
+                ..base(c)
+            },
+            FlashAttnFwdParams {
+                cu_seqlens_q: fake as *const i32,
+                cu_seqlens_k: (fake as usize + 2) as *const i32,
+                total_q: 1,
+                total_k: 1,
+                ..base(c)
+            },
+            FlashAttnFwdParams {
+                cu_seqlens_q: fake as *const i32,
+                cu_seqlens_k: fake as *const i32,
+                total_q: 1,
                 ..base(c)
             },
         ] {

@@ -116,6 +116,32 @@ pub enum Error {
         /// Pages in the cache.
         num_pages: usize,
     },
+    /// A variable-length call's int32 sequence vector has the wrong number of entries:
+    /// `cu_seqlens_q` and `cu_seqlens_k` need `batch + 1`, `seqused_k` needs `batch`.
+    #[error("{input} has {len} entries; a batch of {batch} sequences needs {expected}")]
+    SeqlensLength {
+        /// `cu_seqlens_q`, `cu_seqlens_k` or `seqused_k`.
+        input: &'static str,
+        /// Entries in the slice.
+        len: usize,
+        /// Sequences of the call.
+        batch: usize,
+        /// Entries needed.
+        expected: usize,
+    },
+    /// The contents of a variable-length call's sequence vectors break the contract (found by
+    /// [`crate::check_varlen_seqlens`] on a host copy; the launch never reads them): prefix sums
+    /// that do not start at 0, decrease, or do not end at the total the call states, a sequence
+    /// longer than `max_seqlen`, or a `seqused_k` entry outside `0..=` its key count.
+    #[error("{input}, sequence {sequence}: {detail}")]
+    SeqlensContents {
+        /// `cu_seqlens_q`, `cu_seqlens_k` or `seqused_k`.
+        input: &'static str,
+        /// The first sequence where the contract breaks.
+        sequence: usize,
+        /// What is wrong there.
+        detail: String,
+    },
     /// A named kernel configuration does not exist, or is for another dtype or head dim.
     #[error("kernel configuration {0} does not exist for this dtype and head dim")]
     UnknownConfig(String),

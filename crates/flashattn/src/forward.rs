@@ -9,7 +9,8 @@ use crate::config::{KernelConfig, candidates};
 use crate::device::DeviceFacts;
 use crate::error::{Error, Result};
 use crate::problem::{
-    AttentionParams, KernelChoice, RawForward, RawLse, RawTensor, RawVector, Strides, validate,
+    AttentionParams, KernelChoice, RawForward, RawLse, RawTensor, RawVarlen, RawVector, Strides,
+    validate, validate_varlen,
 };
 use crate::{DType, Element};
 
@@ -118,6 +119,32 @@ where
     A: DevicePtr<f32>,
     S: DevicePtr<f32>,
 {
+    forward_tensors(stream, params, q, k, v, o, lse, heads, None)
+}
+
+/// [`forward_with`] behind both entry points: the tensors' device pointers (guards held for the
+/// launch), then the raw launch, dense or with `varlen`'s sequences.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn forward_tensors<T, Q, K, V, O, A, S>(
+    stream: &CudaStream,
+    params: &AttentionParams,
+    q: Tensor<'_, Q>,
+    k: Tensor<'_, K>,
+    v: Tensor<'_, V>,
+    o: TensorMut<'_, O>,
+    lse: Option<&mut CudaSlice<f32>>,
+    heads: HeadVectors<'_, A, S>,
+    varlen: Option<&RawVarlen>,
+) -> Result<LaunchInfo>
+where
+    T: Element,
+    Q: DevicePtr<T>,
+    K: DevicePtr<T>,
+    V: DevicePtr<T>,
+    O: DevicePtrMut<T>,
+    A: DevicePtr<f32>,
+    S: DevicePtr<f32>,
+{
     let slopes = heads.alibi_slopes.map(|a| (a.device_ptr(stream), a.len()));
     let sinks = heads.sinks.map(|s| (s.device_ptr(stream), s.len()));
     let (q_ptr, _q_guard) = q.data.device_ptr(stream);
@@ -152,8 +179,9 @@ where
         }),
     };
     // SAFETY: the pointers come from live cudarc buffers of the stated lengths and dtypes;
-    // the guards above order this launch after earlier writes and record it for later use.
-    unsafe { forward_raw(stream, params, &raw) }
+    // the guards above (and the caller's, for `varlen`) order this launch after earlier writes
+    // and record it for later use.
+    unsafe { launch_raw(stream, params, &raw, varlen) }
 }
 
 /// Launch from raw device addresses (for frameworks that hold their own buffers, with a dtype
@@ -168,7 +196,24 @@ pub unsafe fn forward_raw(
     params: &AttentionParams,
     t: &RawForward,
 ) -> Result<LaunchInfo> {
-    let scale = validate(params, t)?;
+    // SAFETY: the caller's contract.
+    unsafe { launch_raw(stream, params, t, None) }
+}
+
+/// Validate (dense or varlen) and launch.
+///
+/// # Safety
+/// As [`forward_raw`], for the sequence vectors of `varlen` too.
+pub(crate) unsafe fn launch_raw(
+    stream: &CudaStream,
+    params: &AttentionParams,
+    t: &RawForward,
+    varlen: Option<&RawVarlen>,
+) -> Result<LaunchInfo> {
+    let scale = match varlen {
+        None => validate(params, t)?,
+        Some(vl) => validate_varlen(params, t, vl)?,
+    };
     let ctx = stream.context();
     let device = crate::device::device_facts(ctx)?;
     let cc = device.compute_capability;
@@ -176,7 +221,11 @@ pub unsafe fn forward_raw(
     let config = choose_config_for(params, t.q.dtype, &device, t.needs_score_mods(params))?;
     let (window_left, window_right) = params.ffi_window();
 
-    let s = |x: &RawTensor| x.strides;
+    // Packed varlen tensors have no batch stride: pass 0, which the kernels ignore anyway.
+    let s = |x: &RawTensor| Strides {
+        batch: if varlen.is_some() { 0 } else { x.strides.batch },
+        ..x.strides
+    };
     let (qs, ks, vs, os) = (s(&t.q), s(&t.k), s(&t.v), s(&t.o));
     let mut p = sys::FlashAttnFwdParams {
         q: t.q.ptr as *const _,
@@ -218,6 +267,14 @@ pub unsafe fn forward_raw(
             .alibi_slopes
             .map_or(std::ptr::null(), |a| a.ptr as *const f32),
         sinks: t.sinks.map_or(std::ptr::null(), |s| s.ptr as *const f32),
+        cu_seqlens_q: varlen.map_or(std::ptr::null(), |vl| vl.cu_seqlens_q.0 as *const i32),
+        cu_seqlens_k: varlen.map_or(std::ptr::null(), |vl| vl.cu_seqlens_k.0 as *const i32),
+        seqused_k: varlen
+            .and_then(|vl| vl.seqused_k)
+            .map_or(std::ptr::null(), |(ptr, _)| ptr as *const i32),
+        // validate_varlen bounded both by MAX_SEQLEN.
+        total_q: varlen.map_or(0, |vl| vl.total_q as i32),
+        total_k: varlen.map_or(0, |vl| vl.total_k as i32),
     };
     ctx.bind_to_thread()?;
     // SAFETY: `p` is fully initialised and validated; the caller vouches for the pointers.

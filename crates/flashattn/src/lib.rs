@@ -35,6 +35,7 @@ mod error;
 mod forward;
 mod merge;
 mod problem;
+mod varlen;
 
 pub use config::{KernelConfig, compiled_head_dims, kernel_configs};
 pub use decode::{
@@ -54,8 +55,10 @@ pub use forward::{
 pub use merge::{MergeShape, RawState, merge_states, merge_states_raw, validate_merge};
 pub use problem::{
     AttentionParams, KernelChoice, MAX_BATCH_X_HEADS, MAX_GRID_YZ, MAX_SEQLEN, MaskAlignment,
-    RawForward, RawLse, RawTensor, RawVector, Strides, Window, validate,
+    RawForward, RawLse, RawTensor, RawVarlen, RawVector, Strides, Window, validate,
+    validate_varlen,
 };
+pub use varlen::{Varlen, check_varlen_seqlens, forward_varlen, forward_varlen_raw};
 
 /// Re-export of the cudarc version this crate's API uses.
 pub use cudarc;

@@ -27,6 +27,16 @@ impl Strides {
         }
     }
 
+    /// Contiguous packed `[total_tokens, heads, head_dim]`, the layout of a variable-length call
+    /// ([`crate::forward_varlen`]; the batch stride, 0 here, is ignored there).
+    pub fn packed(heads: usize, head_dim: usize) -> Self {
+        Strides {
+            batch: 0,
+            row: (heads * head_dim) as i64,
+            head: head_dim as i64,
+        }
+    }
+
     /// Contiguous `[batch, heads, seqlen, head_dim]` (PyTorch SDPA's layout).
     pub fn bhsd(seqlen: usize, heads: usize, head_dim: usize) -> Self {
         let head = (seqlen * head_dim) as i64;
@@ -294,8 +304,41 @@ pub const MAX_GRID_YZ: usize = 65535;
 /// The kernels number (head, batch) pairs in 32 bits (the causal tile order walks them).
 pub const MAX_BATCH_X_HEADS: usize = i32::MAX as usize;
 
+/// The sequences of a variable-length call as raw device addresses (see
+/// [`crate::forward_varlen`] for the conventions): int32 vectors as (address, entries).
+#[derive(Clone, Copy, Debug)]
+pub struct RawVarlen {
+    /// `[batch + 1]` prefix sums of the query lengths.
+    pub cu_seqlens_q: (u64, usize),
+    /// `[batch + 1]` prefix sums of the key lengths.
+    pub cu_seqlens_k: (u64, usize),
+    /// Optional `[batch]` keys present per sequence.
+    pub seqused_k: Option<(u64, usize)>,
+    /// Rows of packed Q and O (`cu_seqlens_q[batch]`).
+    pub total_q: usize,
+    /// Rows of packed K and V (`cu_seqlens_k[batch]`).
+    pub total_k: usize,
+}
+
 /// Check a forward call completely, on the host. Returns the softmax scale to use.
 pub fn validate(params: &AttentionParams, t: &RawForward) -> Result<f32> {
+    check(params, t, None)
+}
+
+/// Check a variable-length forward call on the host: everything [`validate`] checks, with the
+/// packed tensors sized by `total_q` / `total_k` rows (batch strides ignored) and LSE by
+/// `heads_q * total_q`, plus the sequence vectors' lengths, alignment and overlap with the
+/// outputs. Their contents stay on the device (see [`crate::check_varlen_seqlens`]). Returns the
+/// softmax scale to use.
+pub fn validate_varlen(
+    params: &AttentionParams,
+    t: &RawForward,
+    varlen: &RawVarlen,
+) -> Result<f32> {
+    check(params, t, Some(varlen))
+}
+
+fn check(params: &AttentionParams, t: &RawForward, varlen: Option<&RawVarlen>) -> Result<f32> {
     let AttentionParams {
         batch,
         seqlen_q,
@@ -319,6 +362,20 @@ pub fn validate(params: &AttentionParams, t: &RawForward) -> Result<f32> {
     }
     if heads_q % heads_kv != 0 {
         return Err(Error::HeadsNotDivisible { heads_q, heads_kv });
+    }
+    if let Some(vl) = varlen {
+        for (what, v) in [("total_q", vl.total_q), ("total_k", vl.total_k)] {
+            if v == 0 {
+                return Err(Error::ZeroSize { what });
+            }
+            if v > MAX_SEQLEN {
+                return Err(Error::TooLarge {
+                    what,
+                    value: v as u128,
+                    max: MAX_SEQLEN as u128,
+                });
+            }
+        }
     }
     for (what, value, max) in [
         ("seqlen_q", seqlen_q, MAX_SEQLEN),
@@ -377,12 +434,58 @@ pub fn validate(params: &AttentionParams, t: &RawForward) -> Result<f32> {
     }
 
     let elem = dtype.size_bytes() as u64;
-    let dims_q = [batch, seqlen_q, heads_q];
-    let dims_kv = [batch, seqlen_k, heads_kv];
-    // (name, first byte, one past the last byte) of q, k, v, the head vectors, then the
-    // outputs o and lse; no allocation.
-    let mut spans = [("", 0u128, 0u128); 7];
+    // Packed varlen tensors are one "batch entry" of total rows; their batch strides are ignored.
+    let (dims_q, dims_kv, lse_rows) = match varlen {
+        None => (
+            [batch, seqlen_q, heads_q],
+            [batch, seqlen_k, heads_kv],
+            batch * seqlen_q,
+        ),
+        Some(vl) => (
+            [1, vl.total_q, heads_q],
+            [1, vl.total_k, heads_kv],
+            vl.total_q,
+        ),
+    };
+    let layout = |x: &RawTensor| match varlen {
+        None => *x,
+        Some(_) => RawTensor {
+            strides: Strides {
+                batch: 0,
+                ..x.strides
+            },
+            ..*x
+        },
+    };
+    // (name, first byte, one past the last byte) of the sequence vectors, the head vectors, q, k,
+    // v, then the outputs o and lse; no allocation.
+    let mut spans = [("", 0u128, 0u128); 10];
     let mut n_spans = 0;
+    if let Some(vl) = varlen {
+        for (name, x, entries) in [
+            ("cu_seqlens_q", Some(vl.cu_seqlens_q), batch + 1),
+            ("cu_seqlens_k", Some(vl.cu_seqlens_k), batch + 1),
+            ("seqused_k", vl.seqused_k, batch),
+        ] {
+            let Some((ptr, len)) = x else { continue };
+            if len != entries {
+                return Err(Error::SeqlensLength {
+                    input: name,
+                    len,
+                    batch,
+                    expected: entries,
+                });
+            }
+            if ptr % 4 != 0 {
+                return Err(Error::Misaligned {
+                    tensor: name,
+                    detail: format!("address {ptr:#x} is not 4-byte aligned"),
+                });
+            }
+            spans[n_spans] = (name, ptr as u128, ptr as u128 + 4 * entries as u128);
+            n_spans += 1;
+        }
+    }
     for (name, x) in [("alibi_slopes", &t.alibi_slopes), ("sinks", &t.sinks)] {
         let Some(x) = x else { continue };
         if x.len < heads_q {
@@ -401,10 +504,10 @@ pub fn validate(params: &AttentionParams, t: &RawForward) -> Result<f32> {
         n_spans += 1;
     }
     for (name, x, dims) in [
-        ("q", &t.q, dims_q),
-        ("k", &t.k, dims_kv),
-        ("v", &t.v, dims_kv),
-        ("o", &t.o, dims_q),
+        ("q", &layout(&t.q), dims_q),
+        ("k", &layout(&t.k), dims_kv),
+        ("v", &layout(&t.v), dims_kv),
+        ("o", &layout(&t.o), dims_q),
     ] {
         check_alignment(name, x, elem)?;
         let required = required_len(x.strides, dims, head_dim)?;
@@ -418,9 +521,9 @@ pub fn validate(params: &AttentionParams, t: &RawForward) -> Result<f32> {
         spans[n_spans] = (name, x.ptr as u128, x.ptr as u128 + required * elem as u128);
         n_spans += 1;
     }
-    check_output_does_not_self_overlap(t.o.strides, dims_q, head_dim)?;
+    check_output_does_not_self_overlap(layout(&t.o).strides, dims_q, head_dim)?;
     if let Some(lse) = t.lse {
-        let required = (batch * heads_q) as u128 * seqlen_q as u128;
+        let required = heads_q as u128 * lse_rows as u128;
         if (lse.len as u128) < required {
             return Err(Error::SliceTooShort {
                 tensor: "lse",
@@ -438,7 +541,7 @@ pub fn validate(params: &AttentionParams, t: &RawForward) -> Result<f32> {
         n_spans += 1;
     }
     // Outputs must not overlap anything else: the kernel reads inputs while other CTAs write.
-    // The inputs are the head vectors, q, k and v: every span before o's.
+    // The inputs are the sequence and head vectors, q, k and v: every span before o's.
     let inputs = spans[..n_spans]
         .iter()
         .position(|s| s.0 == "o")

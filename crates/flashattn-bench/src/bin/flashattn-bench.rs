@@ -379,7 +379,7 @@ mod tests {
         };
         assert_eq!(tune.suites.suites, ["all"]);
         assert_eq!(tune.iters, 5);
-        assert_eq!(entries(&tune.suites).len(), 90);
+        assert_eq!(entries(&tune.suites).len(), 93);
         // Usage mistakes are tested on the binary (tests/cli.rs).
         let help = parse(&["run", "--help"]).err().unwrap().to_string();
         for default in [
