@@ -302,10 +302,16 @@ impl Shape {
         };
         let total = self.varlen.iter().sum::<usize>() as u64;
         let (tokens_q, tokens_k) = match self.varlen.is_empty() {
-            true => ((self.batch * self.seqlen_q) as u64, (self.batch * self.seqlen_k) as u64),
+            true => (
+                (self.batch * self.seqlen_q) as u64,
+                (self.batch * self.seqlen_k) as u64,
+            ),
             false => (total, total),
         };
-        let (q_rows, kv_rows) = (self.heads_q as u64 * tokens_q, self.heads_kv as u64 * tokens_k);
+        let (q_rows, kv_rows) = (
+            self.heads_q as u64 * tokens_q,
+            self.heads_kv as u64 * tokens_k,
+        );
         let d = self.head_dim as u64;
         Some((2 * q_rows * d * e + 2 * kv_rows * d * e + q_rows * 4) as f64)
     }
@@ -611,7 +617,10 @@ mod tests {
         // Causal pairs per sequence: l (l + 1) / 2.
         assert_eq!(v.allowed_pairs(), 6 + 1 + 28);
         assert_eq!(v.flops(), 4.0 * 2.0 * 64.0 * 35.0);
-        assert_eq!(v.min_bytes(), Some((4 * 11 * 2 * 64 * 2 + 11 * 2 * 4) as f64));
+        assert_eq!(
+            v.min_bytes(),
+            Some((4 * 11 * 2 * 64 * 2 + 11 * 2 * 4) as f64)
+        );
     }
 
     #[test]

@@ -174,8 +174,8 @@ pub struct RawDecode {
     pub workspace: Option<(u64, usize)>,
 }
 
-/// Check a decode call completely on the host (see the module docs for what cannot be).
-/// Returns the split count and softmax scale to launch with.
+/// Check a decode call completely on the host (the [module docs](mod@crate::decode) say what
+/// cannot be). Returns the split count and softmax scale to launch with.
 pub fn validate_decode(
     params: &DecodeParams,
     t: &RawDecode,

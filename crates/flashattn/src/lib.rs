@@ -28,14 +28,14 @@
 #![warn(missing_docs)]
 
 mod config;
-mod decode;
+pub mod decode;
 mod device;
 mod dispatch;
 mod error;
 mod forward;
-mod merge;
+pub mod merge;
 mod problem;
-mod varlen;
+pub mod varlen;
 
 pub use config::{KernelConfig, compiled_head_dims, kernel_configs};
 pub use decode::{

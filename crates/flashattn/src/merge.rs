@@ -156,9 +156,10 @@ pub fn validate_merge(
     Ok(())
 }
 
-/// Merge two partial results on `stream`: `out = merge(a, b)` (see the module docs), with the
-/// merged LSE into `lse_out` if given. A state whose LSE is -inf saw no key and contributes
-/// nothing. Asynchronous; validated first ([`validate_merge`]).
+/// Merge two partial results on `stream`: `out = merge(a, b)` (see the
+/// [module docs](mod@crate::merge)), with the merged LSE into `lse_out` if given. A state whose
+/// LSE is -inf saw no key and contributes nothing. Asynchronous; validated first
+/// ([`validate_merge`]).
 #[allow(clippy::too_many_arguments)]
 pub fn merge_states<T, A, B, O>(
     stream: &CudaStream,

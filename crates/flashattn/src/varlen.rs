@@ -177,11 +177,11 @@ pub fn check_varlen_seqlens(
 
 /// Launch variable-length forward attention on `stream` (FlashAttention's
 /// `flash_attn_varlen_func`, candle-flash-attn's `flash_attn_varlen`): packed `q`, `k`, `v` and
-/// `o` (see the [module docs](self); batch strides are ignored), the sequences in `seqs`, the
-/// max lengths as `params.seqlen_q` / `params.seqlen_k` with `params.batch` sequences, LSE (if
-/// given) f32 `[heads_q, total_q]`, ALiBi slopes and sinks in `heads` as for
-/// [`crate::forward_with`]. Validated on the host first ([`validate_varlen`]; the module docs say
-/// what is checked where); asynchronous, never synchronizes.
+/// `o` (see the [module docs](mod@crate::varlen); batch strides are ignored), the sequences in
+/// `seqs`, the max lengths as `params.seqlen_q` / `params.seqlen_k` with `params.batch`
+/// sequences, LSE (if given) f32 `[heads_q, total_q]`, ALiBi slopes and sinks in `heads` as for
+/// [`crate::forward_with`]. Validated on the host first ([`validate_varlen`]; the module docs
+/// say what is checked where); asynchronous, never synchronizes.
 ///
 /// ```no_run
 /// # use flashattn::{AttentionParams, HeadVectors, Strides, Tensor, TensorMut, Varlen};
