@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU host, from the checkout root, over what scripts/gpu-pack.sh packed.
-# Steps (default: all): tests sanitizer fuzz bench; also varlen-sanitizer, candle (scripts/candle-gpu-pack.sh packs it).
+# Steps (default: all): tests sanitizer fuzz bench; also varlen-sanitizer, fuzz-sanitizer, tune, gate,
+# ab (AB_OLD=other build's flashattn-bench), regression (against the stored baseline), selftest,
+# candle (scripts/candle-gpu-pack.sh packs it).
 # Full logs go to $OUT (default ./gpu-out); a short table is printed last.
 #
 #   scripts/gpu-run.sh tests sanitizer
@@ -71,6 +73,26 @@ for step in $steps; do
       note "gate unchanged rebuild: exit $? ($(tail -1 "$out/gate-unchanged.txt"))"
       "$bin/flashattn-report" compare "$out/gate-a.json" "$out/gate-slow.json" > "$out/gate-slow.txt" 2>&1
       note "gate one-warp build: exit $? ($(tail -1 "$out/gate-slow.txt"))" ;;
+    ab)
+      # Same-run A/B against another build's flashattn-bench (AB_OLD): AB_REPS alternating runs
+      # of each, every pair gated; pairs that disagree show drift between runs, not a change.
+      old=${AB_OLD:?AB_OLD: the other build's flashattn-bench}
+      for r in $(seq "${AB_REPS:-3}"); do
+        for side in old new; do
+          exe=$old; [ $side = new ] && exe="$bin/flashattn-bench"
+          "$exe" run ${AB_ARGS:---suite seed --modes graph --iters 50} --baseline none --label flashattn \
+            --out "$out/ab-$side-$r.json" >> "$out/ab.log" 2>&1 || note "ab: $side run $r failed"
+        done
+        "$bin/flashattn-report" compare "$out/ab-old-$r.json" "$out/ab-new-$r.json" > "$out/ab-compare-$r.txt" 2>&1
+        note "ab pair $r: compare exit $? ($(tail -1 "$out/ab-compare-$r.txt"))"
+      done ;;
+    regression)
+      # The regression gate against the stored baseline of this GPU, features off.
+      base="docs/benchmarks/baseline-$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' _).json"
+      "$bin/flashattn-bench" run ${GATE_ARGS:---suite seed,long --modes graph --iters 50} --baseline none \
+        --out "$out/gate.json" > "$out/gate-run.log" 2>&1
+      "$bin/flashattn-report" compare --mode graph "$base" "$out/gate.json" > "$out/gate.txt" 2>&1
+      note "regression gate vs $base: exit $? ($(tail -1 "$out/gate.txt"))" ;;
     bench)
       if [ -x "$bin/flashattn-bench" ]; then
         # A table the tune step just wrote takes effect without a rebuild (FLASHATTN_DISPATCH).
