@@ -35,7 +35,7 @@ for line in sys.stdin:
 ' "$dist"
 cargo build --release --workspace --bins
 target_dir=${CARGO_TARGET_DIR:-target}
-for b in flashattn-selftest flashattn-fuzz flashattn-bench flashattn-report; do
+for b in flashattn-selftest flashattn-fuzz flashattn-accuracy flashattn-bench flashattn-report; do
     if [ -x "$target_dir/release/$b" ]; then cp "$target_dir/release/$b" "$dist/bin/"; echo "packed bin $b"; fi
 done
 strip "$dist"/bin/* 2>/dev/null || true

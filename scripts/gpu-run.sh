@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU host, from the checkout root, over what scripts/gpu-pack.sh packed.
 # Steps (default: all): tests sanitizer fuzz bench; also varlen-sanitizer, fuzz-sanitizer, tune, gate,
-# ab (AB_OLD=other build's flashattn-bench), regression (against the stored baseline), selftest,
+# ab (AB_OLD=other build's flashattn-bench), regression (against the stored baseline), accuracy
+# (ours, naive and PyTorch SDPA against the f64 reference, per mask and score modifier), selftest,
 # candle (scripts/candle-gpu-pack.sh packs it).
 # Full logs go to $OUT (default ./gpu-out); a short table is printed last.
 #
@@ -126,11 +127,35 @@ for step in $steps; do
           sed 's/^/    /' "$out/candle-example-$i.log" | tail -8 | tee -a "$summary"
         done
       ) ;;
+    accuracy)
+      # Issue 14's comparison: per feature, our error, the naive baseline's and SDPA's (given the
+      # equivalent explicit mask) against the f64 reference. The raw inputs (~290 MiB) stay on the
+      # host: only the table and sdpa_accuracy.json come back.
+      py=${TORCH_PYTHON:-/opt/torch/.venv/bin/python3}
+      [ -x "$py" ] || py=python3
+      start=$SECONDS
+      "$bin/flashattn-accuracy" ${ACCURACY_ARGS:-} --out "$out/acc" > "$out/accuracy.log" 2>&1
+      rc=$?
+      note "accuracy (ours vs f64 reference): rc=$rc in $((SECONDS - start)) s;" \
+        "$(grep -E '^cases:' "$out/accuracy.log" | tail -1)"
+      grep -E 'FAIL|error' "$out/accuracy.log" | head -10 | sed 's/^/    /' | tee -a "$summary"
+      script=dist/gpu/sdpa_accuracy.py
+      [ -f "$script" ] || script=crates/flashattn-bench/python/sdpa_accuracy.py
+      start=$SECONDS
+      PYTHONUNBUFFERED=1 "$py" "$script" --dir "$out/acc" --out "$final/sdpa_accuracy.json" \
+        > "$out/sdpa_accuracy.log" 2>&1
+      rc=$?
+      note "accuracy vs SDPA ($py): rc=$rc in $((SECONDS - start)) s"
+      sed -n '/^case /,/^$/p' "$out/sdpa_accuracy.log" | sed 's/^/    /' | tee -a "$summary"
+      grep -E '^(summary|HONESTY|sdpa_accuracy.py:)' "$out/sdpa_accuracy.log" | head -10 \
+        | tee -a "$summary"
+      [ $rc -ne 0 ] && tail -5 "$out/sdpa_accuracy.log" | sed 's/^/    /' | tee -a "$summary"
+      [ "${KEEP_WORK:-0}" = 1 ] || rm -f "$out"/acc/*.bin ;;
     selftest)
       "$bin/flashattn-selftest" 2>&1 | tee "$out/selftest.log" | tee -a "$summary" ;;
   esac
 done
-tar -czf "$final/logs.tar.gz" -C "$out" . 2>/dev/null
+tar -czf "$final/logs.tar.gz" --exclude='*.bin' -C "$out" . 2>/dev/null
 for f in fuzz.json dispatch.tsv; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
 [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$out"
 echo "==== summary ===="
