@@ -7,6 +7,8 @@
 #include <math_constants.h>
 #include <stdint.h>
 
+#include <atomic>
+
 #include "common/mask.cuh"
 #include "flashattn.h"
 
@@ -133,6 +135,13 @@ struct TileWork {
     }
 };
 
+// The devices (a bit per ordinal below 64) on which one kernel has opted in to more than 48 KB
+// of dynamic shared memory. cudaFuncSetAttribute is a driver call that takes the context's lock,
+// and the opt-in stays on the kernel's function for the life of the context, so each kernel
+// pays for it once per device instead of on every launch. One per kernel: a function-local
+// static of its launcher, constant-initialised (no guard on the launch path).
+using SmemOptIns = std::atomic<uint64_t>;
+
 // Launch `kernel` over (query tiles, heads, batch) with the tile's dynamic shared memory; every
 // CUDA status goes back through params->cuda_error. A failed call also clears the runtime's
 // per-thread last error: left set, the next healthy launch on this thread (ours or the
@@ -140,23 +149,42 @@ struct TileWork {
 // own. cudaLaunchKernelEx returns this launch's own status, so no earlier error leaks in here.
 template <typename Kernel>
 FlashAttnStatus launch_tiles(Kernel kernel, int block_m, int threads, int smem_bytes, FlashAttnFwdParams *params,
-                             cudaStream_t stream) {
+                             cudaStream_t stream, SmemOptIns &opted_in) {
     auto fail = [params](cudaError_t err) {
         (void)cudaGetLastError();
         params->cuda_error = static_cast<int32_t>(err);
         return FLASHATTN_STATUS_CUDA_ERROR;
     };
-    if (smem_bytes > 48 * 1024) {
-        // Above 48 KB a kernel must opt in to dynamic shared memory; cheap and idempotent.
-        const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
+    auto opt_in = [&] {
+        // Above 48 KB a kernel must opt in to dynamic shared memory; idempotent.
+        return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
+    };
+    const bool needs_opt_in = smem_bytes > 48 * 1024;
+    uint64_t device_bit = 0;  // 0: this device is not remembered (ordinal >= 64, or unknown)
+    int device = -1;
+    if (needs_opt_in && cudaGetDevice(&device) == cudaSuccess && device >= 0 && device < 64)
+        device_bit = uint64_t{1} << device;
+    const bool remembered = device_bit != 0 && (opted_in.load(std::memory_order_acquire) & device_bit) != 0;
+    if (needs_opt_in && !remembered) {
+        const cudaError_t err = opt_in();
         if (err != cudaSuccess) return fail(err);
+        opted_in.fetch_or(device_bit, std::memory_order_release);
     }
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3((params->seqlen_q + block_m - 1) / block_m, params->heads_q, params->batch);
     config.blockDim = dim3(threads);
     config.dynamicSmemBytes = static_cast<size_t>(smem_bytes);
     config.stream = stream;
-    const cudaError_t err = cudaLaunchKernelEx(&config, kernel, *params);
+    cudaError_t err = cudaLaunchKernelEx(&config, kernel, *params);
+    if (err != cudaSuccess && remembered) {
+        // A context destroyed and created again (cudaDeviceReset, a primary context released by
+        // every holder) forgets the opt-in: set it again and retry once. A failed launch queued
+        // nothing, so the retry cannot run the kernel twice.
+        (void)cudaGetLastError();
+        const cudaError_t set = opt_in();
+        if (set != cudaSuccess) return fail(set);
+        err = cudaLaunchKernelEx(&config, kernel, *params);
+    }
     if (err != cudaSuccess) return fail(err);
     return FLASHATTN_STATUS_SUCCESS;
 }

@@ -425,8 +425,9 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
 
 template <typename Traits, bool kScoreMod>
 FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream) {
+    static SmemOptIns opted_in{0};
     return launch_tiles(fwd_kernel<Traits, kScoreMod>, Traits::kBlockM, Traits::kThreads, Traits::kSmemBytes, params,
-                        stream);
+                        stream, opted_in);
 }
 
 }  // namespace flashattn::sm80

@@ -7,6 +7,7 @@
 
 pub mod compare;
 pub mod gpu;
+pub mod host;
 pub mod output;
 pub mod report;
 pub mod stats;

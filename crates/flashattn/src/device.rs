@@ -1,7 +1,7 @@
 //! Finding a usable GPU without panicking when there is none, and the facts about it that
 //! decide which compiled kernel configurations can run there.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::CudaContext;
 use cudarc::driver::sys::CUdevice_attribute as Attr;
@@ -171,28 +171,52 @@ pub fn parse_smem_cap(text: &str) -> Result<usize> {
 
 /// Cached [`DeviceFacts`] for the device of `ctx` (driver queries only on first use).
 pub fn device_facts(ctx: &CudaContext) -> Result<Arc<DeviceFacts>> {
-    static CACHE: Mutex<Vec<(i32, Arc<DeviceFacts>)>> = Mutex::new(Vec::new());
+    cached_device_facts(ctx).map(Arc::clone)
+}
+
+/// Devices whose facts are found without a lock: ordinals below this index an array.
+const LOCK_FREE_DEVICES: usize = 64;
+
+/// [`device_facts`] for the launch path: after the first call for a device, one atomic load
+/// (no lock, no reference-count traffic, no driver call).
+pub(crate) fn cached_device_facts(ctx: &CudaContext) -> Result<&'static Arc<DeviceFacts>> {
+    static BY_ORDINAL: [OnceLock<Arc<DeviceFacts>>; LOCK_FREE_DEVICES] =
+        [const { OnceLock::new() }; LOCK_FREE_DEVICES];
+    // Larger ordinals, and the lock that makes one thread do a device's first queries. Entries
+    // are leaked: at most one per device for the life of the process.
+    static OTHERS: Mutex<Vec<(i32, &'static Arc<DeviceFacts>)>> = Mutex::new(Vec::new());
     let key = ctx.cu_device();
-    if let Some((_, facts)) = CACHE
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter()
-        .find(|(k, _)| *k == key)
-    {
-        return Ok(facts.clone());
+    let slot = usize::try_from(key).ok().and_then(|i| BY_ORDINAL.get(i));
+    if let Some(facts) = slot.and_then(OnceLock::get) {
+        return Ok(facts);
     }
+    let mut others = OTHERS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(facts) = slot.and_then(OnceLock::get) {
+        return Ok(facts);
+    }
+    if let Some((_, facts)) = others.iter().find(|(k, _)| *k == key) {
+        return Ok(facts);
+    }
+    let facts = Arc::new(query_device_facts(ctx)?);
+    Ok(match slot {
+        Some(slot) => slot.get_or_init(|| facts),
+        None => {
+            let leaked: &'static Arc<DeviceFacts> = Box::leak(Box::new(facts));
+            others.push((key, leaked));
+            leaked
+        }
+    })
+}
+
+/// The driver queries behind [`DeviceFacts`], and the shared-memory cap from the environment.
+fn query_device_facts(ctx: &CudaContext) -> Result<DeviceFacts> {
     let device_smem =
         ctx.attribute(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as usize;
-    let facts = Arc::new(DeviceFacts {
+    Ok(DeviceFacts {
         name: ctx.name()?,
         sm_count: ctx.attribute(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as usize,
         compute_capability: compute_capability(ctx)?,
         device_smem_per_block: device_smem,
         smem_per_block: smem_cap_from_env()?.map_or(device_smem, |cap| cap.min(device_smem)),
-    });
-    CACHE
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push((key, facts.clone()));
-    Ok(facts)
+    })
 }

@@ -77,6 +77,40 @@ pub struct LaunchInfo {
 /// Shapes: q and o `[batch, seqlen_q, heads_q, head_dim]`, k and v `[batch, seqlen_k,
 /// heads_kv, head_dim]`, each with its own [`Strides`]. Everything is validated before the
 /// launch ([`Error::is_validation`]); the call is asynchronous and never synchronizes.
+///
+/// # Host cost and stream ordering
+///
+/// Our own host work per call is validation, the kernel choice (remembered per thread for the
+/// last few shapes after the first call; the device's facts are read once per device), the C
+/// parameter struct and the launch. Apart from the launch itself, its only driver calls are
+/// `cuCtxGetCurrent` (the launch goes through the CUDA runtime, which uses the thread's current
+/// context, so [`cudarc::driver::CudaContext::bind_to_thread`] runs first) and a
+/// `cudaGetDevice` for kernels above 48 KiB of shared memory (their opt-in,
+/// `cudaFuncSetAttribute`, runs once per kernel and device). Nothing is allocated unless the
+/// call fails.
+///
+/// The rest is cudarc's, when it orders buffers between streams: only if the context's event
+/// tracking is on (cudarc's default, [`cudarc::driver::CudaContext::is_event_tracking`]) *and*
+/// it has created a second stream ([`cudarc::driver::CudaContext::new_stream`]; a program on
+/// the context's default stream alone pays nothing). Then each buffer passed here costs event
+/// calls: an input (`q`, `k`, `v`, ALiBi slopes, sinks) one `cuStreamWaitEvent` on its last
+/// write and one `cuEventRecord` of this launch as a read; an output (`o`, `lse`) two waits (its
+/// last read and last write) and one record, each call preceded by a `cuCtxGetCurrent`. For a
+/// plain call with `lse` that is 12 driver calls besides the launch, several microseconds.
+/// In return this launch runs after every earlier write of its inputs and every earlier use
+/// of its outputs on any stream of the context, later users on other streams (and the
+/// buffers' eventual free) wait for it, and nothing else is required of the caller.
+///
+/// With tracking off (`unsafe { ctx.disable_event_tracking() }`, which cudarc documents as
+/// applying to the buffers allocated after it: turn it off before allocating) these calls
+/// disappear, and the
+/// ordering becomes the caller's: use a buffer on another stream only after that stream has
+/// waited for this launch (an event, [`cudarc::driver::CudaStream::join`]), never launch here
+/// with inputs still being written on another stream, and do not drop a buffer while a launch
+/// on a stream other than the one that allocated it may still be using it. A program that
+/// allocates, launches and frees on one stream loses nothing by turning tracking off. This
+/// crate never changes the setting; [`forward_raw`] takes raw addresses and leaves all
+/// ordering to the caller whatever the setting.
 pub fn forward<T, Q, K, V, O>(
     stream: &CudaStream,
     params: &AttentionParams,
@@ -210,15 +244,33 @@ pub(crate) unsafe fn launch_raw(
     t: &RawForward,
     varlen: Option<&RawVarlen>,
 ) -> Result<LaunchInfo> {
+    let ctx = stream.context();
+    let device = crate::device::cached_device_facts(ctx)?;
+    let (mut p, config) = prepare_launch(params, t, varlen, device)?;
+    // The C side launches through the CUDA runtime, which uses the thread's current context.
+    ctx.bind_to_thread()?;
+    // SAFETY: `p` is fully initialised and validated; the caller vouches for the pointers.
+    let status = unsafe { sys::flashattn_fwd(&mut p, stream.cu_stream() as *mut std::ffi::c_void) };
+    status_to_result(status, &p, params, t.q.dtype)?;
+    Ok(LaunchInfo { config })
+}
+
+/// Everything a launch does on the host before the FFI call: validation, the kernel choice
+/// and the C parameters. No GPU, no driver call, no allocation unless it returns an error (a
+/// unit test holds it to that): it runs on every launch.
+pub(crate) fn prepare_launch(
+    params: &AttentionParams,
+    t: &RawForward,
+    varlen: Option<&RawVarlen>,
+    device: &'static DeviceFacts,
+) -> Result<(sys::FlashAttnFwdParams, &'static KernelConfig)> {
     let scale = match varlen {
         None => validate(params, t)?,
         Some(vl) => validate_varlen(params, t, vl)?,
     };
-    let ctx = stream.context();
-    let device = crate::device::device_facts(ctx)?;
     let cc = device.compute_capability;
     crate::require_supported_compute_capability((cc / 10) as i32, (cc % 10) as i32)?;
-    let config = choose_config_for(params, t.q.dtype, &device, t.needs_score_mods(params))?;
+    let config = launch_config(params, t.q.dtype, device, t.needs_score_mods(params))?;
     let (window_left, window_right) = params.ffi_window();
 
     // Packed varlen tensors have no batch stride: pass 0, which the kernels ignore anyway.
@@ -227,7 +279,7 @@ pub(crate) unsafe fn launch_raw(
         ..x.strides
     };
     let (qs, ks, vs, os) = (s(&t.q), s(&t.k), s(&t.v), s(&t.o));
-    let mut p = sys::FlashAttnFwdParams {
+    let p = sys::FlashAttnFwdParams {
         q: t.q.ptr as *const _,
         k: t.k.ptr as *const _,
         v: t.v.ptr as *const _,
@@ -276,11 +328,88 @@ pub(crate) unsafe fn launch_raw(
         total_q: varlen.map_or(0, |vl| vl.total_q as i32),
         total_k: varlen.map_or(0, |vl| vl.total_k as i32),
     };
-    ctx.bind_to_thread()?;
-    // SAFETY: `p` is fully initialised and validated; the caller vouches for the pointers.
-    let status = unsafe { sys::flashattn_fwd(&mut p, stream.cu_stream() as *mut std::ffi::c_void) };
-    status_to_result(status, &p, params, t.q.dtype)?;
-    Ok(LaunchInfo { config })
+    Ok((p, config))
+}
+
+/// Everything an automatic choice depends on that changes between calls. The rest is fixed for
+/// the life of the process: the tuned tables (embedded, or the user's read once), the compiled
+/// registry, and the device's facts (cached once per device, so their address names them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct AutoChoiceKey {
+    device: *const DeviceFacts,
+    dtype: DType,
+    head_dim: usize,
+    causal: bool,
+    batch: usize,
+    heads_q: usize,
+    seqlen_q: usize,
+    seqlen_k: usize,
+    score_mods: bool,
+}
+
+/// A thread's most recent automatic choices: the tuned-table search (a log2 distance to every
+/// row of the GPU model) and the built-in rule (several passes over the registry) cost more
+/// than the rest of the host side, and a model calls the same few shapes over and over.
+struct AutoChoices {
+    entries: [Option<(AutoChoiceKey, &'static KernelConfig)>; AUTO_CHOICE_SLOTS],
+    /// The slot the next new shape replaces (round robin).
+    next: usize,
+}
+
+const AUTO_CHOICE_SLOTS: usize = 8;
+
+thread_local! {
+    static AUTO_CHOICES: std::cell::RefCell<AutoChoices> = const {
+        std::cell::RefCell::new(AutoChoices {
+            entries: [None; AUTO_CHOICE_SLOTS],
+            next: 0,
+        })
+    };
+}
+
+/// [`choose_config_for`] on the launch path: automatic choices are remembered per thread
+/// (only successful ones, so an unusable `FLASHATTN_DISPATCH` table still fails every call);
+/// a named configuration is looked up each time (a short scan of its dtype and head dim).
+pub(crate) fn launch_config(
+    params: &AttentionParams,
+    dtype: DType,
+    device: &'static DeviceFacts,
+    score_mods: bool,
+) -> Result<&'static KernelConfig> {
+    if !matches!(params.kernel, KernelChoice::Auto) {
+        return choose_config_for(params, dtype, device, score_mods);
+    }
+    let key = AutoChoiceKey {
+        device,
+        dtype,
+        head_dim: params.head_dim,
+        causal: params.causal,
+        batch: params.batch,
+        heads_q: params.heads_q,
+        seqlen_q: params.seqlen_q,
+        seqlen_k: params.seqlen_k,
+        score_mods,
+    };
+    if let Some(config) = remembered_auto_choice(&key) {
+        return Ok(config);
+    }
+    let config = choose_config_for(params, dtype, device, score_mods)?;
+    AUTO_CHOICES.with_borrow_mut(|memo| {
+        let slot = memo.next;
+        memo.entries[slot] = Some((key, config));
+        memo.next = (slot + 1) % AUTO_CHOICE_SLOTS;
+    });
+    Ok(config)
+}
+
+fn remembered_auto_choice(key: &AutoChoiceKey) -> Option<&'static KernelConfig> {
+    AUTO_CHOICES.with_borrow(|memo| {
+        memo.entries
+            .iter()
+            .flatten()
+            .find(|(k, _)| k == key)
+            .map(|&(_, config)| config)
+    })
 }
 
 /// The kernel configuration a call with `params` runs on `device`: the caller's named one (an
@@ -498,6 +627,137 @@ pub(crate) fn dispatch_error(status: sys::FlashAttnStatus) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    /// The system allocator, counting each thread's allocations (tests run on many threads).
+    struct CountingAllocator;
+
+    thread_local! {
+        static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+    }
+
+    // SAFETY: forwards to the system allocator; the count is a const-initialised thread local,
+    // which never allocates (try_with: it may already be gone while a thread exits).
+    unsafe impl GlobalAlloc for CountingAllocator {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+            unsafe { System.alloc(layout) }
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            unsafe { System.dealloc(ptr, layout) }
+        }
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+            unsafe { System.realloc(ptr, layout, new_size) }
+        }
+    }
+
+    #[global_allocator]
+    static COUNTING: CountingAllocator = CountingAllocator;
+
+    fn allocations() -> usize {
+        ALLOCATIONS.with(Cell::get)
+    }
+
+    fn leaked_h100() -> &'static DeviceFacts {
+        Box::leak(Box::new(DeviceFacts::new(
+            "NVIDIA H100 80GB HBM3",
+            132,
+            90,
+            227 * 1024,
+        )))
+    }
+
+    /// Dense tensors of `p` at made-up, well separated, aligned addresses (never dereferenced).
+    fn fake_tensors(p: &AttentionParams, dtype: DType) -> RawForward {
+        let q_len = p.batch * p.seqlen_q * p.heads_q * p.head_dim;
+        let kv_len = p.batch * p.seqlen_k * p.heads_kv * p.head_dim;
+        let tensor = |slot: u64, len: usize, strides: Strides| RawTensor {
+            ptr: slot << 32,
+            len,
+            dtype,
+            strides,
+        };
+        let qs = Strides::bshd(p.seqlen_q, p.heads_q, p.head_dim);
+        let kvs = Strides::bshd(p.seqlen_k, p.heads_kv, p.head_dim);
+        let lse = RawLse {
+            ptr: 5 << 32,
+            len: p.batch * p.heads_q * p.seqlen_q,
+        };
+        RawForward::new(
+            tensor(1, q_len, qs),
+            tensor(2, kv_len, kvs),
+            tensor(3, kv_len, kvs),
+            tensor(4, q_len, qs),
+            Some(lse),
+        )
+    }
+
+    #[test]
+    fn launch_preparation_allocates_nothing_once_the_choice_is_known() {
+        let h100 = leaked_h100();
+        for dtype in [DType::F16, DType::BF16] {
+            for d in crate::compiled_head_dims(dtype) {
+                for causal in [false, true] {
+                    let p = AttentionParams {
+                        causal,
+                        ..AttentionParams::new(2, 512, 512, 8, d)
+                    };
+                    let t = fake_tensors(&p, dtype);
+                    // The first call may read the tables and fill this thread's memo.
+                    let (_, first) = prepare_launch(&p, &t, None, h100).unwrap();
+                    let before = allocations();
+                    let (c_params, config) = prepare_launch(&p, &t, None, h100).unwrap();
+                    assert_eq!(allocations(), before, "{dtype} d{d} causal {causal}");
+                    assert_eq!(config, first);
+                    assert_eq!(c_params.config_id, config.id as i32);
+                    assert_eq!(config, choose_config_for(&p, dtype, h100, false).unwrap());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn remembered_choices_match_fresh_ones_across_more_shapes_than_slots() {
+        let h100 = leaked_h100();
+        let capped_smem: &'static DeviceFacts = Box::leak(Box::new(DeviceFacts::new(
+            "NVIDIA H100 80GB HBM3",
+            132,
+            90,
+            99 * 1024,
+        )));
+        for round in 0..3 {
+            for (i, seqlen) in [128, 512, 1000, 2048, 4096, 8192, 16384]
+                .into_iter()
+                .enumerate()
+            {
+                for (device, batch) in [(h100, 1 + i), (capped_smem, 4)] {
+                    for dtype in [DType::F16, DType::BF16] {
+                        for d in crate::compiled_head_dims(dtype) {
+                            let p = AttentionParams::new(batch, seqlen, seqlen, 16, d);
+                            let fresh = choose_config_for(&p, dtype, device, false);
+                            let launched = launch_config(&p, dtype, device, false);
+                            assert_eq!(
+                                launched.ok(),
+                                fresh.ok(),
+                                "round {round}: {dtype} d{d} s{seqlen} b{batch}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        // Named choices are looked up every time, errors included.
+        let p = AttentionParams {
+            kernel: KernelChoice::Named("no_such_config".into()),
+            ..AttentionParams::new(1, 512, 512, 8, 64)
+        };
+        for _ in 0..2 {
+            let err = launch_config(&p, DType::F16, h100, false).unwrap_err();
+            assert!(matches!(err, Error::UnknownConfig(_)), "{err}");
+        }
+    }
 
     #[test]
     fn auto_config_fills_the_gpu_and_skips_one_warp_tiles() {

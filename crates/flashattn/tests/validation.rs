@@ -455,6 +455,57 @@ fn a_stale_runtime_error_does_not_fail_the_next_launch() {
     unsafe { cudaGetLastError() };
 }
 
+/// Kernels above 48 KiB of shared memory opt in once per device and then launch without
+/// asking again; every later launch must still run, and give the first one's bits, on a
+/// tracked context with a second stream (cudarc's events on every buffer) as on one without.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn remembered_shared_memory_opt_ins_and_event_tracking_change_no_result() {
+    use half::f16;
+    let tracked = flashattn::open_device(0).expect("a CUDA GPU");
+    let untracked = flashattn::open_device(0).unwrap();
+    // SAFETY: the untracked buffers below are used on their own stream only.
+    unsafe { untracked.disable_event_tracking() };
+    let facts = flashattn::device_facts(&tracked).unwrap();
+    let large = flashattn::kernel_configs()
+        .iter()
+        .filter(|c| c.dtype == DType::F16 && c.smem_bytes > 48 * 1024 && facts.can_run(c));
+    for config in large {
+        let d = config.head_dim;
+        let p = AttentionParams {
+            kernel: flashattn::KernelChoice::Id(config.id),
+            ..AttentionParams::new(2, 300, 300, 4, d)
+        };
+        let s = Strides::bshd(300, 4, d);
+        let n = 2 * 300 * 4 * d;
+        let host: Vec<f16> = (0..n)
+            .map(|i| f16::from_f32((i % 13) as f32 / 7.0 - 0.9))
+            .collect();
+        let mut outputs = Vec::new();
+        for ctx in [&tracked, &untracked] {
+            let stream = ctx.new_stream().unwrap();
+            let q = stream.clone_htod(&host).unwrap();
+            let (k, v) = (q.clone(), q.clone());
+            for _ in 0..2 {
+                let mut o = stream.alloc_zeros::<f16>(n).unwrap();
+                let info = flashattn::forward(
+                    &stream,
+                    &p,
+                    flashattn::Tensor::new(&q, s),
+                    flashattn::Tensor::new(&k, s),
+                    flashattn::Tensor::new(&v, s),
+                    flashattn::TensorMut::new(&mut o, s),
+                    None,
+                )
+                .unwrap_or_else(|e| panic!("{}: {e}", config.name));
+                assert_eq!(info.config.id, config.id);
+                outputs.push(stream.clone_dtoh(&o).unwrap());
+            }
+        }
+        assert!(outputs.windows(2).all(|w| w[0] == w[1]), "{}", config.name);
+    }
+}
+
 fn merge_state(ptr: u64, lse: u64) -> flashattn::RawState {
     flashattn::RawState {
         o: tensor(ptr, 16, 4),

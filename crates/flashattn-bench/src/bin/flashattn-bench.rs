@@ -9,6 +9,7 @@ use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use flashattn::{DispatchRow, KernelChoice};
 use flashattn_bench::gpu::{Gpu, Protocol, configs_for, dtype_of, params_of};
+use flashattn_bench::host::{HostProtocol, HostReport, host_costs};
 use flashattn_bench::output::Align::{Left, Right};
 use flashattn_bench::output::{SideBySideRow, side_by_side, text_table, to_csv, to_markdown};
 use flashattn_bench::report::{
@@ -31,6 +32,10 @@ enum Job {
     /// Time every compiled configuration on each shape (after a correctness check) and write
     /// the fastest per shape as a dispatch table.
     Tune(TuneArgs),
+    /// Host (CPU) time per forward call, enqueue only, along each launch path: the safe API
+    /// with cudarc's event tracking on and off, forward_raw, and the bare C entry point; write
+    /// it as JSON and Markdown and print the table.
+    Host(HostArgs),
 }
 
 #[derive(Args)]
@@ -94,10 +99,44 @@ struct TuneArgs {
     out: PathBuf,
 }
 
+#[derive(Args)]
+struct HostArgs {
+    /// Suites, comma-separated; the dense forward shapes are timed (the seed suite is the
+    /// small f16 S=512 D=64 problems whose launch overhead matters most).
+    #[arg(
+        long = "suite",
+        value_delimiter = ',',
+        default_value = "seed",
+        value_parser = parse_suite_name
+    )]
+    suites: Vec<String>,
+    /// Calls enqueued per timed burst; keep it below the launch queue's depth (about 1000).
+    #[arg(
+        long,
+        default_value_t = 200,
+        value_parser = RangedU64ValueParser::<usize>::new().range(1..=1000)
+    )]
+    calls: usize,
+    /// Timed bursts per (shape, path).
+    #[arg(
+        long,
+        default_value_t = 50,
+        value_parser = RangedU64ValueParser::<usize>::new().range(1..)
+    )]
+    samples: usize,
+    /// Untimed calls per (shape, path) first.
+    #[arg(long, default_value_t = 50)]
+    warmup: usize,
+    /// The JSON report; the Markdown goes beside it.
+    #[arg(long, default_value = "host.json")]
+    out: PathBuf,
+}
+
 fn main() {
     let code = match Cli::parse().command {
         Job::Run(args) => run(&args),
         Job::Tune(args) => tune(&args),
+        Job::Host(args) => host(&args),
     };
     std::process::exit(code);
 }
@@ -269,6 +308,60 @@ fn print_ratios(report: &Report) {
     }
 }
 
+/// Time the host cost of every launch path on each dense forward shape of the suites.
+fn host(args: &HostArgs) -> i32 {
+    let entries = suites_entries(&args.suites).expect("the parser accepts only suite names");
+    let proto = HostProtocol {
+        calls: args.calls,
+        samples: args.samples,
+        warmup: args.warmup,
+    };
+    let Some((_, gpu)) = open_gpu() else {
+        return 2;
+    };
+    let mut report = HostReport::new(gpu.device());
+    // The benchmark's own context (event tracking off) stays idle; host_costs opens its own.
+    drop(gpu);
+    let command_line: Vec<String> = std::env::args().skip(1).collect();
+    report.command = Some(format!("flashattn-bench {}", command_line.join(" ")));
+    report.commit = option_env!("FLASHATTN_COMMIT")
+        .map(str::to_string)
+        .or_else(|| std::fs::read_to_string("dist/gpu/COMMIT").ok())
+        .map(|s| s.trim().to_string());
+    let dense = entries
+        .iter()
+        .filter(|e| !e.shape.decode && e.shape.varlen.is_empty());
+    let dense: Vec<&SuiteShape> = dense.collect();
+    for (i, e) in (1..).zip(&dense) {
+        for r in host_costs(0, &e.shape, &proto) {
+            let p50 = r.summary.map_or(f64::NAN, |s| s.p50);
+            let gpu_us = r.gpu_us_per_call.unwrap_or(f64::NAN);
+            let error = r.error.as_deref().map(|x| format!("  error: {x}"));
+            println!(
+                "[{i}/{}] {:<36} {:<22} host p50 {p50:>7.2} us  GPU {gpu_us:>8.2} us/call{}",
+                dense.len(),
+                r.shape.key(),
+                r.path,
+                error.unwrap_or_default()
+            );
+            report.results.push(r);
+        }
+    }
+    let (headers, rows, align) = report.table();
+    print!("\n{}", text_table(&headers, &rows, &align));
+    let json = serde_json::to_string_pretty(&report).expect("the report serialises") + "\n";
+    let md_path = args.out.with_extension("md");
+    let written = std::fs::write(&args.out, json)
+        .and_then(|()| std::fs::write(&md_path, report.to_markdown()));
+    if let Err(e) = written {
+        eprintln!("{}: {e}", args.out.display());
+        return 2;
+    }
+    println!("wrote {} (+ .md)", args.out.display());
+    let failed = report.results.iter().any(|r| r.error.is_some());
+    if failed { 1 } else { 0 }
+}
+
 /// Sweep every compiled configuration per shape, correctness first, and write the fastest
 /// per shape as a dispatch table (one line per (dtype, head dim, causal, shape)).
 fn tune(args: &TuneArgs) -> i32 {
@@ -380,6 +473,13 @@ mod tests {
         assert_eq!(tune.suites.suites, ["all"]);
         assert_eq!(tune.iters, 5);
         assert_eq!(entries(&tune.suites).len(), 93);
+        let Job::Host(host) = parse(&["host"]).unwrap() else {
+            panic!("host")
+        };
+        assert_eq!(host.suites, ["seed"]);
+        assert_eq!((host.calls, host.samples, host.warmup), (200, 50, 50));
+        assert_eq!(host.out, PathBuf::from("host.json"));
+        assert!(parse(&["host", "--calls", "5000"]).is_err());
         // Usage mistakes are tested on the binary (tests/cli.rs).
         let help = parse(&["run", "--help"]).err().unwrap().to_string();
         for default in [
