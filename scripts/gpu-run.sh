@@ -39,7 +39,7 @@ for step in $steps; do
     sanitizer)
       grid="$bin/fuzz--gpu_grid"
       for tool in ${SANITIZER_TOOLS:-memcheck racecheck synccheck}; do
-        FLASHATTN_TEST_SMALL=1 "$sanitizer" --tool $tool --error-exitcode 9 "$grid" --include-ignored --test-threads=1 every_config_on_awkward_shapes \
+        FLASHATTN_TEST_SMALL=1 "$sanitizer" --tool $tool --error-exitcode 9 "$grid" --include-ignored --test-threads=1 every_config_on_awkward_shapes masks_and_score_mods_on_every_config \
           > "$out/sanitizer-$tool.log" 2>&1
         note "sanitizer $tool: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" | tail -1)"
       done ;;
