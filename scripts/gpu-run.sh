@@ -77,7 +77,7 @@ for step in $steps; do
     ab)
       # Same-run A/B against another build's flashattn-bench (AB_OLD): AB_REPS alternating runs
       # of each, every pair gated; pairs that disagree show drift between runs, not a change.
-      old=${AB_OLD:?AB_OLD: the other build's flashattn-bench}
+      old=${AB_OLD:?AB_OLD must name the other build of flashattn-bench}
       for r in $(seq "${AB_REPS:-3}"); do
         for side in old new; do
           exe=$old; [ $side = new ] && exe="$bin/flashattn-bench"
