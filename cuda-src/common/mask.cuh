@@ -177,23 +177,12 @@ __device__ __forceinline__ float softcap_tanh<__half>(float x) {
     return fabsf(x) < 0.25f ? tanh_series : tanh_exp;
 }
 
-// Two softcap tanh values at once. bf16 runs both through one MUFU op as f16x2 (11 bits in,
-// 11 out: still finer than the bf16 logits a framework computes softcap in), which halves the
-// softcap's cost on the special-function unit the softmax's ex2 already saturates; below
-// |x| = 2^-8 tanh(x) = x to 2^-17 and f16 would drop bits, so x is used. f16 keeps the f32 path.
+// Two softcap tanh values at once (adjacent keys of one row). Both go through the f32 path:
+// tanh.approx.f16x2 is no cheaper on sm_90 (ptxas emits two MUFU.TANH.F16 plus the packing and
+// unpacking), and measured 8-10% slower on the bf16 softcap shapes than two f32 tanh.
 template <typename Element>
 __device__ __forceinline__ float2 softcap_tanh2(float a, float b) {
     return make_float2(softcap_tanh<Element>(a), softcap_tanh<Element>(b));
-}
-
-template <>
-__device__ __forceinline__ float2 softcap_tanh2<__nv_bfloat16>(float a, float b) {
-    uint32_t in, out;
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(in) : "f"(b), "f"(a));  // a in the low half
-    asm("tanh.approx.f16x2 %0, %1;\n" : "=r"(out) : "r"(in));
-    const float2 t = __half22float2(*reinterpret_cast<const __half2 *>(&out));
-    constexpr float kLinear = 1.f / 256.f;
-    return make_float2(fabsf(a) < kLinear ? a : t.x, fabsf(b) < kLinear ? b : t.y);
 }
 
 template <typename Element>
