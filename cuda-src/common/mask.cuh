@@ -179,7 +179,8 @@ __device__ __forceinline__ float softcap_tanh<__half>(float x) {
 
 // Two softcap tanh values at once (adjacent keys of one row). Both go through the f32 path:
 // tanh.approx.f16x2 is no cheaper on sm_90 (ptxas emits two MUFU.TANH.F16 plus the packing and
-// unpacking), and measured 8-10% slower on the bf16 softcap shapes than two f32 tanh.
+// unpacking): on the H100 the bf16 softcap shapes cost 1.13-1.32x plain attention with it and
+// 1.05-1.25x with two f32 tanh, in the same run (docs/benchmarks/2026-11-25-h100.md).
 template <typename Element>
 __device__ __forceinline__ float2 softcap_tanh2(float a, float b) {
     return make_float2(softcap_tanh<Element>(a), softcap_tanh<Element>(b));
