@@ -103,6 +103,20 @@ impl HostCost {
         }
     }
 
+    /// A path's bursts, or why they were not timed.
+    fn of<E: std::fmt::Display>(
+        shape: &Shape,
+        path: &str,
+        calls: usize,
+        bursts: Result<Bursts, E>,
+        config: &str,
+    ) -> Self {
+        match bursts {
+            Ok(b) => Self::measured(shape, path, calls, b, config),
+            Err(e) => Self::failed(shape, path, calls, e.to_string()),
+        }
+    }
+
     fn failed(shape: &Shape, path: &str, calls: usize, error: String) -> Self {
         HostCost {
             shape: shape.clone(),
@@ -346,10 +360,7 @@ fn host_costs_of<T: Element + cudarc::driver::ValidAsZeroBits>(
         config = tracked_buffers.forward(&tracked_stream, &params, qs, kvs)?;
         Ok(())
     });
-    results.push(match bursts {
-        Ok(b) => HostCost::measured(shape, PATH_TRACKING_ON, calls, b, config),
-        Err(e) => HostCost::failed(shape, PATH_TRACKING_ON, calls, e.to_string()),
-    });
+    results.push(HostCost::of(shape, PATH_TRACKING_ON, calls, bursts, config));
     tracked_stream.synchronize().map_err(|e| text(e.into()))?;
     drop(tracked_buffers);
 
@@ -363,10 +374,13 @@ fn host_costs_of<T: Element + cudarc::driver::ValidAsZeroBits>(
         config = buffers.forward(&stream, &params, qs, kvs)?;
         Ok(())
     });
-    results.push(match bursts {
-        Ok(b) => HostCost::measured(shape, PATH_TRACKING_OFF, calls, b, config),
-        Err(e) => HostCost::failed(shape, PATH_TRACKING_OFF, calls, e.to_string()),
-    });
+    results.push(HostCost::of(
+        shape,
+        PATH_TRACKING_OFF,
+        calls,
+        bursts,
+        config,
+    ));
 
     let raw = buffers.raw(&stream, qs, kvs);
     let mut chosen = None;
@@ -381,11 +395,7 @@ fn host_costs_of<T: Element + cudarc::driver::ValidAsZeroBits>(
         (Ok(_), None) => HostCost::failed(shape, PATH_RAW, calls, "no call ran".into()),
     });
 
-    let bare = match chosen {
-        Some(c) => bare_ffi(&stream, &params, &raw, c, proto).map(|b| (b, c.name)),
-        None => Err("forward_raw chose no configuration".to_string()),
-    };
-    results.push(match bare {
+    results.push(match bare_ffi(&stream, &params, &raw, proto) {
         Ok((b, name)) => HostCost::measured(shape, PATH_BARE_FFI, calls, b, name),
         Err(e) => HostCost::failed(shape, PATH_BARE_FFI, calls, e),
     });
@@ -393,68 +403,17 @@ fn host_costs_of<T: Element + cudarc::driver::ValidAsZeroBits>(
     Ok(results)
 }
 
-/// The C entry point on a parameter struct filled once, as `forward_raw` would fill it for
-/// `config`: what remains of a launch without the Rust layer.
+/// The C entry point on a parameter struct filled once, as `forward_raw` fills it: what
+/// remains of a launch without the Rust layer.
 fn bare_ffi(
     stream: &Arc<CudaStream>,
     params: &AttentionParams,
     t: &RawForward,
-    config: &flashattn::KernelConfig,
     proto: &HostProtocol,
-) -> Result<Bursts, String> {
+) -> Result<(Bursts, &'static str), String> {
     use flashattn_sys as sys;
-    let facts = flashattn::device_facts(stream.context()).map_err(|e| e.to_string())?;
-    // As the launch layer passes windows: -1 for none or one covering every key.
-    let longest = params.seqlen_q.max(params.seqlen_k);
-    let side = |w: Option<usize>| w.filter(|&w| w < longest).map_or(-1, |w| w as i32);
-    let (window_left, window_right) = (side(params.window.left), side(params.window.right));
-    let dtype = match t.q.dtype {
-        DType::F16 => sys::FlashAttnDtype::FLASHATTN_DTYPE_F16,
-        DType::BF16 => sys::FlashAttnDtype::FLASHATTN_DTYPE_BF16,
-    };
-    let filled = sys::FlashAttnFwdParams {
-        q: t.q.ptr as *const _,
-        k: t.k.ptr as *const _,
-        v: t.v.ptr as *const _,
-        o: t.o.ptr as *mut _,
-        lse: t.lse.map_or(std::ptr::null_mut(), |l| l.ptr as *mut f32),
-        q_batch_stride: t.q.strides.batch,
-        q_row_stride: t.q.strides.row,
-        q_head_stride: t.q.strides.head,
-        k_batch_stride: t.k.strides.batch,
-        k_row_stride: t.k.strides.row,
-        k_head_stride: t.k.strides.head,
-        v_batch_stride: t.v.strides.batch,
-        v_row_stride: t.v.strides.row,
-        v_head_stride: t.v.strides.head,
-        o_batch_stride: t.o.strides.batch,
-        o_row_stride: t.o.strides.row,
-        o_head_stride: t.o.strides.head,
-        batch: params.batch as i32,
-        seqlen_q: params.seqlen_q as i32,
-        seqlen_k: params.seqlen_k as i32,
-        heads_q: params.heads_q as i32,
-        heads_kv: params.heads_kv as i32,
-        head_dim: params.head_dim as i32,
-        softmax_scale: params.scale(),
-        causal: params.causal as i32,
-        dtype,
-        compute_capability: facts.compute_capability as i32,
-        config_id: config.id as i32,
-        cuda_error: 0,
-        config_used: -1,
-        window_left,
-        window_right,
-        causal_top_left: (params.alignment == flashattn::MaskAlignment::TopLeft) as i32,
-        softcap: params.softcap.unwrap_or(0.0),
-        alibi_slopes: std::ptr::null(),
-        sinks: std::ptr::null(),
-        cu_seqlens_q: std::ptr::null(),
-        cu_seqlens_k: std::ptr::null(),
-        seqused_k: std::ptr::null(),
-        total_q: 0,
-        total_k: 0,
-    };
+    let (filled, config) =
+        flashattn::prepare_forward(stream, params, t).map_err(|e| e.to_string())?;
     let cu_stream = stream.cu_stream() as *mut std::ffi::c_void;
     // The runtime launches into the thread's current context; bound once, not per call.
     stream
@@ -474,7 +433,7 @@ fn bare_ffi(
             )))
         }
     });
-    bursts.map_err(|e| e.to_string())
+    bursts.map(|b| (b, config.name)).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

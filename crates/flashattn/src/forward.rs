@@ -234,6 +234,18 @@ pub unsafe fn forward_raw(
     unsafe { launch_raw(stream, params, t, None) }
 }
 
+/// What [`forward_raw`] would pass to the C entry point `flashattn_fwd`, without launching:
+/// the validated parameter struct and the kernel configuration it names. For callers that call
+/// the C entry point themselves (a C host, or a measurement of what the Rust layer costs).
+pub fn prepare_forward(
+    stream: &CudaStream,
+    params: &AttentionParams,
+    t: &RawForward,
+) -> Result<(sys::FlashAttnFwdParams, &'static KernelConfig)> {
+    let device = crate::device::cached_device_facts(stream.context())?;
+    prepare_launch(params, t, None, device)
+}
+
 /// Validate (dense or varlen) and launch.
 ///
 /// # Safety
