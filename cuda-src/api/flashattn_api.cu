@@ -19,19 +19,25 @@ using Launcher = FlashAttnStatus (*)(FlashAttnFwdParams *, cudaStream_t);
 // max_compute_capability of code that reaches newer GPUs through its PTX.
 constexpr int32_t FLASHATTN_ANY_NEWER_CC = 9999;
 
+// One configuration's launchers, one per variant (common/features.cuh).
 struct ConfigEntry {
     FlashAttnConfig info;
-    Launcher launch;      // the plain kernel: masks, windows and sinks, no softcap or ALiBi
-    Launcher launch_mod;  // the same tile with softcap and ALiBi (common/mask.cuh), or null
-    bool is_default;      // the built-in choice for its (dtype, head dim) when no config is named
+    Launcher launch_dense;    // one dense batch, causal or not
+    Launcher launch_general;  // plus variable length, windows and sinks
+    Launcher launch_mod;      // plus softcap and ALiBi, or null where the tile table leaves it out
+    bool is_default;          // the built-in choice for its (dtype, head dim) when no config is named
 };
 
 // Rows come from the tables in cuda-src/tiles.rs (written out by crates/flashattn-sys/build/), filtered by the build's
 // FLASHATTN_HEAD_DIMS / FLASHATTN_DTYPES / FLASHATTN_CUDA_ARCHS, one macro call per line.
 // score_mods (0 or 1) says whether the generated files also instantiate the configuration's
 // softcap/ALiBi kernel; only then is its launcher named, so no undefined symbol is left behind.
+#define FLASHATTN_LAUNCHER(kernel, variant, ...) &flashattn::kernel::launch_fwd<__VA_ARGS__, flashattn::Variant::variant>
+#define FLASHATTN_LAUNCHERS(kernel, score_mods, ...)                                        \
+    FLASHATTN_LAUNCHER(kernel, kDense, __VA_ARGS__), FLASHATTN_LAUNCHER(kernel, kGeneral, __VA_ARGS__), \
+        FLASHATTN_MOD_LAUNCHER_##score_mods(kernel, __VA_ARGS__)
 #define FLASHATTN_MOD_LAUNCHER_0(kernel, ...) nullptr
-#define FLASHATTN_MOD_LAUNCHER_1(kernel, ...) &flashattn::kernel::launch_fwd<__VA_ARGS__, true>
+#define FLASHATTN_MOD_LAUNCHER_1(kernel, ...) FLASHATTN_LAUNCHER(kernel, kScoreMod, __VA_ARGS__)
 // Portable kernel: SASS for every target arch plus PTX of the newest, so it runs from the oldest
 // target (FLASHATTN_PORTABLE_MIN_CC, defined by the generated file) to any newer GPU.
 #define FLASHATTN_SM80_TRAITS(element, head_dim, block_m, block_n, warps, stages, kv_splits) \
@@ -41,10 +47,8 @@ struct ConfigEntry {
     ConfigEntry{{id, dtype, head_dim, block_m, block_n, warps, stages, kv_splits, FLASHATTN_PORTABLE_MIN_CC, FLASHATTN_ANY_NEWER_CC,                   \
                  FLASHATTN_SM80_TRAITS(element, head_dim, block_m, block_n, warps, stages, kv_splits)::kSmemBytes, \
                  score_mods, name},                                                                          \
-                &flashattn::sm80::launch_fwd<                                                                \
-                    FLASHATTN_SM80_TRAITS(element, head_dim, block_m, block_n, warps, stages, kv_splits), false>, \
-                FLASHATTN_MOD_LAUNCHER_##score_mods(                                                         \
-                    sm80, FLASHATTN_SM80_TRAITS(element, head_dim, block_m, block_n, warps, stages, kv_splits)), \
+                FLASHATTN_LAUNCHERS(sm80, score_mods,                                                        \
+                    FLASHATTN_SM80_TRAITS(element, head_dim, block_m, block_n, warps, stages, kv_splits)),   \
                 is_default},
 // Hopper kernel: sm_90a machine code, which runs on compute capability 9.0 only.
 #define FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages) \
@@ -54,10 +58,8 @@ struct ConfigEntry {
                  block_n, FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages)::kWarps, stages, 1, 90, \
                  90, FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages)::kSmemLaunchBytes,          \
                  score_mods, name},                                                                                  \
-                &flashattn::sm90::launch_fwd<FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages),     \
-                                             false>,                                                                 \
-                FLASHATTN_MOD_LAUNCHER_##score_mods(                                                                 \
-                    sm90, FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages)),                      \
+                FLASHATTN_LAUNCHERS(sm90, score_mods,                                                                \
+                    FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages)),                          \
                 false},
 
 const ConfigEntry kConfigs[] = {
@@ -102,9 +104,17 @@ bool params_are_launchable(const FlashAttnFwdParams &p) {
     return true;
 }
 
-// Whether the call needs the score-modifier kernel: softcap or ALiBi. Windows, the alignment and
-// sinks are runtime values of the plain kernel.
+// Whether the call needs the score-modifier kernel: softcap or ALiBi.
 bool needs_score_mods(const FlashAttnFwdParams &p) { return p.softcap > 0.f || p.alibi_slopes != nullptr; }
+
+// The smallest variant of `entry` that honours every input of the call (find_config has checked
+// that the score-modifier one exists when it is needed). The causal alignment is a runtime value
+// of every variant.
+Launcher select_variant(const ConfigEntry &entry, const FlashAttnFwdParams &p) {
+    if (needs_score_mods(p)) return entry.launch_mod;
+    const bool general = p.cu_seqlens_q != nullptr || p.window_left >= 0 || p.window_right >= 0 || p.sinks != nullptr;
+    return general ? entry.launch_general : entry.launch_dense;
+}
 
 const ConfigEntry *find_config(const FlashAttnFwdParams &p, FlashAttnStatus *status) {
     const bool mods = needs_score_mods(p);
@@ -172,8 +182,7 @@ FlashAttnStatus flashattn_fwd(FlashAttnFwdParams *params, void *stream) {
         params->compute_capability > entry->info.max_compute_capability)
         return FLASHATTN_STATUS_UNSUPPORTED_ARCH;
     if (!params_are_launchable(*params)) return FLASHATTN_STATUS_INVALID_PARAMS;
-    const Launcher launch = needs_score_mods(*params) ? entry->launch_mod : entry->launch;
-    return launch(params, static_cast<cudaStream_t>(stream));
+    return select_variant(*entry, *params)(params, static_cast<cudaStream_t>(stream));
 }
 
 const char *flashattn_status_string(FlashAttnStatus status) {

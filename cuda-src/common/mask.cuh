@@ -16,11 +16,12 @@
 //
 // Score modifiers (FlashAttention-2's semantics and order): logit = softcap * tanh(scale * q.k /
 // softcap) when softcap > 0, else scale * q.k; then the ALiBi bias -slope[head] * |i + diag - j|;
-// then the mask. They touch every element of every tile, so they live behind the compile-time
-// kScoreMod flag: a kernel instantiated without it runs the mask alone and keeps the plain
-// kernels' arithmetic (scores in raw q.k units, exponent factor scale * log2(e)). With kScoreMod
-// the unit rewrites each score once (tanh, bias) and the softmax's exponent factor becomes
-// softcap * log2(e) with a softcap (see ScoreMod).
+// then the mask. They touch every element of every tile, so they live in their own variant
+// (common/features.cuh): the others run the mask alone and keep the plain kernels' arithmetic
+// (scores in raw q.k units, exponent factor scale * log2(e)). With score modifiers the unit
+// rewrites each score once (tanh, bias) and the softmax's exponent factor becomes softcap *
+// log2(e) with a softcap (see ScoreMod). The dense variant also compiles the window out (no
+// 64-bit bounds, no left edge inside a tile).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -82,9 +83,12 @@ struct KeyRange {
     int last0;   // in [kFarLeft, seqlen_k - 1]: at seqlen_k - 1 the sequence end is the bound
     int seqlen_k;  // the sequence's key count (the K/V loads bound their rows with it too)
 
-    __device__ __forceinline__ KeyRange(const FlashAttnFwdParams &p, SeqLens len, int row_begin, int rows_here)
+    // kWindow: whether the kernel honours p.window_left / p.window_right (common/features.cuh).
+    template <bool kWindow>
+    __device__ __forceinline__ KeyRange(const FlashAttnFwdParams &p, SeqLens len, int row_begin, int rows_here,
+                                        std::bool_constant<kWindow>)
         : seqlen_k(len.k) {
-        if (p.window_left < 0 && p.window_right < 0) {
+        if (!kWindow || (p.window_left < 0 && p.window_right < 0)) {
             // No window (every call without one): int32 suffices, since row + diag lies in
             // (-seqlen_q, seqlen_k + block_m), and the short kernels notice the 64-bit path.
             first0 = kFarLeft;
@@ -223,7 +227,9 @@ struct ScoreMod<Element, true> {
 // (row_off: the slice's offset from the lane's first row), t = lane % 4. Masked elements become
 // -inf, which the softmax turns into exact zeros; a row that sees nothing keeps max = -inf and
 // sum = 0.
-template <typename Element, bool kScoreMod, int kNTiles, int kRowSpan>
+// kWindow: whether a window can put a bound left of the tile (without one, only the diagonal
+// and the sequence end cut a tile, both from the right).
+template <bool kWindow, typename Element, bool kScoreMod, int kNTiles, int kRowSpan>
 __device__ __forceinline__ void apply_score_mask(float (&s)[kNTiles][4], const FlashAttnFwdParams &p,
                                                  const RowMask<kRowSpan> &mask,
                                                  const ScoreMod<Element, kScoreMod> &mod, int row_off, int key0,
@@ -290,17 +296,22 @@ __device__ __forceinline__ void apply_score_mask(float (&s)[kNTiles][4], const F
                     if (k > hi[r] || (decltype(two_sided)::value && k < lo[r])) s[nt][i] = -CUDART_INF_F;
                 }
         };
-        if (lo[0] <= 0 && lo[1] <= 0)
+        if (!kWindow || (lo[0] <= 0 && lo[1] <= 0))
             apply(std::false_type{});
         else
             apply(std::true_type{});
     }
 }
 
-// The normalisation of one finished row: O is multiplied by `inv`, `lse` is its log-sum-exp.
+// The normalisation of one finished row: O is multiplied by `inv`; its log-sum-exp is
+// lse_max + ln(lse_sum), taken only where LSE is stored (most calls do not ask for it, and the
+// logarithm is a MUFU op and a dozen instructions per row).
 struct RowFinish {
     float inv;
-    float lse;
+    float lse_max;
+    float lse_sum;  // 0 for a row that saw nothing (LSE = -inf)
+
+    __device__ __forceinline__ float lse() const { return lse_sum > 0.f ? lse_max + logf(lse_sum) : -CUDART_INF_F; }
 };
 
 // `max`: the row max in the softmax's units (raw scores, or base-2 logits with kScoreMod);
@@ -309,25 +320,24 @@ struct RowFinish {
 // a row that saw no key gets O = 0 and LSE = -inf. An attention sink is one more logit (natural
 // units) in the softmax's denominator and nowhere else: total = sum + exp(sink - max), O =
 // acc / total, LSE = ln(exp(LSE_keys) + exp(sink)); a row that saw no key gets O = 0 and LSE =
-// sink exactly. Whichever of the row max and the sink is larger is the reference point, so
-// nothing overflows: a sink far above every score gives O -> 0, LSE -> sink.
+// sink exactly (ln 1 = 0). Whichever of the row max and the sink is larger is the reference
+// point, so nothing overflows: a sink far above every score gives O -> 0, LSE -> sink.
 __device__ __forceinline__ RowFinish finish_row(float max, float sum, float exp_factor, float lse_factor,
                                                 bool has_sink, float sink) {
     if (!has_sink) {
         // sum == 0 only for a row that saw no key: O = 0, LSE = -inf.
-        const float inv = sum > 0.f ? 1.f / sum : 0.f;
-        return {inv, sum > 0.f ? max * lse_factor + logf(sum) : -CUDART_INF_F};
+        return {sum > 0.f ? 1.f / sum : 0.f, max * lse_factor, sum > 0.f ? sum : 0.f};
     }
-    if (!(sum > 0.f)) return {0.f, sink};
+    if (!(sum > 0.f)) return {0.f, sink, 1.f};
     const float offset = sm80::exponent_offset(max, exp_factor);  // what `sum` is relative to
     const float sink2 = sink * kLog2e;
     if (sink2 <= offset) {
         const float total = sum + sm80::fast_exp2(sink2 - offset);
-        return {1.f / total, max * lse_factor + logf(total)};
+        return {1.f / total, max * lse_factor, total};
     }
     const float f = sm80::fast_exp2(offset - sink2);
     const float total = __fmaf_rn(sum, f, 1.f);
-    return {f / total, sink + logf(total)};
+    return {f / total, sink, total};
 }
 
 }  // namespace flashattn

@@ -9,6 +9,7 @@
 
 #include <atomic>
 
+#include "common/features.cuh"
 #include "common/mask.cuh"
 #include "flashattn.h"
 
@@ -26,8 +27,10 @@ struct Sequence {
     int64_t lse_row0;     // its first LSE element, before the head
     int64_t lse_head;     // LSE elements between heads
 
-    __device__ __forceinline__ Sequence(const FlashAttnFwdParams &p, int batch) {
-        if (!p.cu_seqlens_q) {
+    // kVarlen: whether the kernel honours cu_seqlens (common/features.cuh).
+    template <bool kVarlen>
+    __device__ __forceinline__ Sequence(const FlashAttnFwdParams &p, int batch, std::bool_constant<kVarlen>) {
+        if (!kVarlen || !p.cu_seqlens_q) {
             len = {p.seqlen_q, p.seqlen_k};
             q_row0 = batch * p.q_batch_stride;
             o_row0 = batch * p.o_batch_stride;
@@ -54,7 +57,7 @@ struct Sequence {
     }
 };
 
-template <typename Element>
+template <typename Element, typename Features>
 struct TileWork {
     SeqLens len;    // this tile's sequence: the mask and the key loop read these, never p.seqlen_*
     int row_begin;  // first query row of the tile, within its sequence
@@ -78,7 +81,7 @@ struct TileWork {
     __device__ __forceinline__ TileWork(const FlashAttnFwdParams &p, int block_m)
         : TileWork(p, block_m, tile_coords(p)) {}
     __device__ __forceinline__ TileWork(const FlashAttnFwdParams &p, int block_m, int3 tile)
-        : TileWork(p, block_m, tile, Sequence(p, tile.z)) {}
+        : TileWork(p, block_m, tile, Sequence(p, tile.z, std::bool_constant<Features::kVarlen>{})) {}
 
     // (query tile, head, batch) of this CTA.
     __device__ __forceinline__ static int3 tile_coords(const FlashAttnFwdParams &p) {
@@ -101,7 +104,8 @@ struct TileWork {
           row_begin(tile.x * block_m),
           rows_here(min(block_m, seq.len.q - tile.x * block_m)),
           head(tile.y),
-          keys(p, seq.len, tile.x * block_m, min(block_m, seq.len.q - tile.x * block_m)) {
+          keys(p, seq.len, tile.x * block_m, min(block_m, seq.len.q - tile.x * block_m),
+               std::bool_constant<Features::kWindow>{}) {
         const int kv_head = head / (p.heads_q / p.heads_kv);
         q = static_cast<const Element *>(p.q) + seq.q_row0 + head * p.q_head_stride + row_begin * p.q_row_stride;
         k = static_cast<const Element *>(p.k) + seq.k_row0 + kv_head * p.k_head_stride;
@@ -110,9 +114,13 @@ struct TileWork {
         lse = p.lse ? p.lse + seq.lse_row0 + head * seq.lse_head + row_begin : nullptr;
     }
 
-    // The attention sink of this head, or -inf (which changes nothing) without sinks.
+    // Whether this call has attention sinks, and this head's (-inf, which changes nothing,
+    // without). Read in the epilogue only, so nothing stays live across the key loop.
+    __device__ __forceinline__ bool has_sink(const FlashAttnFwdParams &p) const {
+        return Features::kSinks && p.sinks != nullptr;
+    }
     __device__ __forceinline__ float sink(const FlashAttnFwdParams &p) const {
-        return p.sinks ? p.sinks[head] : -CUDART_INF_F;
+        return has_sink(p) ? p.sinks[head] : -CUDART_INF_F;
     }
 
     // A tile whose every row sees no key gets O = 0 and LSE = -inf (the head's sink logit with

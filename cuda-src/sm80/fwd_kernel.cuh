@@ -65,11 +65,11 @@ struct RowState {
     float sum[Traits::kMTiles][2];  // partial: this thread's columns only until the epilogue
 };
 
-// kScoreMod: the second instantiation of each configuration, with softcap and ALiBi (see
-// common/mask.cuh); the plain one is the kernel as it was before score modifiers existed.
-template <typename Traits, bool kScoreMod>
+// kVariant: the runtime inputs this instantiation honours (common/features.cuh).
+template <typename Traits, Variant kVariant>
 __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd_kernel(const FlashAttnFwdParams p) {
     using Element = typename Traits::Element;
+    using F = Features<kVariant>;
     using MmaT = Mma<Element>;
     constexpr int kBlockM = Traits::kBlockM;
     constexpr int kBlockN = Traits::kBlockN;
@@ -89,7 +89,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     const int group_tid = threadIdx.x % Traits::kGroupThreads;
     const int g = lane / 4;  // fragment row within an 8-row group
     const int t = lane % 4;  // fragment column pair
-    const TileWork<Element> work(p, kBlockM);
+    const TileWork<Element, F> work(p, kBlockM);
     if (work.finish_if_fully_masked<kCPR, Traits::kThreads>(p)) return;
 
     // The key tiles some row of this CTA sees; a window of w keys walks about w / kBlockN tiles.
@@ -137,7 +137,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     // This lane's rows are row0 + mt * 16 + {0, 8}.
     const int row0 = work.row_begin + warp_row0 + g;
     const RowMask<(kMTiles - 1) * 16 + 8> mask(p, work.keys, warp_row0 + g);
-    using Mod = ScoreMod<Element, kScoreMod>;
+    using Mod = ScoreMod<Element, F::kScoreMod>;
     const Mod mod(p, work.len, work.head, row0);
     // c: scale * log2(e) on raw scores, or softcap * log2(e) on tanh-capped ones.
     const float scale_log2 = mod.exp_factor(p);
@@ -214,11 +214,11 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
                 }
             }
 
-            // Score modifiers on every element (kScoreMod only); the mask only on the tiles that
+            // Score modifiers on every element (F::kScoreMod only); the mask only on the tiles that
             // straddle the sequence end, the causal diagonal or a window edge.
 #pragma unroll
             for (int mt = 0; mt < kMTiles; ++mt)
-                apply_score_mask<Element, kScoreMod>(acc_s[mt], p, mask, mod, mt * 16, n_block * kBlockN, t, kBlockN);
+                apply_score_mask<F::kWindow>(acc_s[mt], p, mask, mod, mt * 16, n_block * kBlockN, t, kBlockN);
         }
 
         if constexpr (kStages == 1) {
@@ -395,8 +395,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
 
     if (kSplits == 1 || group == 0) {
         Element *o_tile = smem.q;
-        // Sinks only change the epilogue; loaded here so nothing stays live across the key loop.
-        const bool has_sink = p.sinks != nullptr;
+        const bool has_sink = work.has_sink(p);
         const float sink = work.sink(p);
 #pragma unroll
         for (int mt = 0; mt < kMTiles; ++mt) {
@@ -406,7 +405,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
                     finish_row(rs.max[mt][r], rs.sum[mt][r], scale_log2, mod.lse_factor(p), has_sink, sink);
                 const float inv = fin.inv;
                 const int local_row = warp_row0 + mt * 16 + g + r * 8;
-                if (work.lse && t == 0 && local_row < work.rows_here) work.lse[local_row] = fin.lse;
+                if (work.lse && t == 0 && local_row < work.rows_here) work.lse[local_row] = fin.lse();
 #pragma unroll
                 for (int dt = 0; dt < kDTiles; ++dt) {
                     const uint32_t packed = MmaT::pack(acc_o[mt][dt][2 * r] * inv, acc_o[mt][dt][2 * r + 1] * inv);
@@ -423,10 +422,10 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     }
 }
 
-template <typename Traits, bool kScoreMod>
+template <typename Traits, Variant kVariant>
 FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream) {
     static SmemOptIns opted_in{0};
-    return launch_tiles(fwd_kernel<Traits, kScoreMod>, Traits::kBlockM, Traits::kThreads, Traits::kSmemBytes, params,
+    return launch_tiles(fwd_kernel<Traits, kVariant>, Traits::kBlockM, Traits::kThreads, Traits::kSmemBytes, params,
                         stream, opted_in);
 }
 

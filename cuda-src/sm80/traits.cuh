@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/features.cuh"
 #include "flashattn.h"
 
 namespace flashattn::sm80 {
@@ -77,10 +78,10 @@ struct FwdTraits {
     static_assert(kSmemBytes <= 227 * 1024, "tile does not fit in shared memory on any supported GPU");
 };
 
-// Defined in fwd_kernel.cuh, instantiated by the generated per-(dtype, head dim) files: the plain
-// kernel (kScoreMod false) for every configuration, the softcap/ALiBi one for those the build
-// table marks (see common/mask.cuh).
-template <typename Traits, bool kScoreMod>
+// Defined in fwd_kernel.cuh, instantiated by the generated per-(dtype, head dim) files: the
+// dense and general variants for every configuration, the score-modifier one for those the build
+// table marks (common/features.cuh).
+template <typename Traits, Variant kVariant>
 FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream);
 
 }  // namespace flashattn::sm80

@@ -66,10 +66,11 @@ __device__ __forceinline__ void load_tile(uint32_t tile, const typename Traits::
     }
 }
 
-// kScoreMod: the softcap/ALiBi instantiation (common/mask.cuh); false is the plain kernel.
-template <typename Traits, bool kScoreMod>
+// kVariant: the runtime inputs this instantiation honours (common/features.cuh).
+template <typename Traits, Variant kVariant>
 __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd_kernel(const FlashAttnFwdParams p) {
     using Element = typename Traits::Element;
+    using F = Features<kVariant>;
     using Pack = sm80::Mma<Element>;
     constexpr int kBlockM = Traits::kBlockM;
     constexpr int kBlockN = Traits::kBlockN;
@@ -86,7 +87,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     auto k_smem = [&](int stage) { return smem_base + Traits::kQBytes + stage * 2 * Traits::kTileBytes; };
     auto v_smem = [&](int stage) { return k_smem(stage) + Traits::kTileBytes; };
 
-    const TileWork<Element> work(p, kBlockM);
+    const TileWork<Element, F> work(p, kBlockM);
     if (work.finish_if_fully_masked<kCPR, Traits::kThreads>(p)) return;
     const int warp = (threadIdx.x / 32) % 4;  // within the warpgroup
     const int lane = threadIdx.x % 32;
@@ -128,7 +129,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
 
     // This lane's rows are row0 and row0 + 8.
     const RowMask<8> mask(p, work.keys, warp_row0 + g);
-    using Mod = ScoreMod<Element, kScoreMod>;
+    using Mod = ScoreMod<Element, F::kScoreMod>;
     const Mod mod(p, work.len, work.head, work.row_begin + warp_row0 + g);
     // c: scale * log2(e) on raw scores, or softcap * log2(e) on tanh-capped ones.
     const float scale_log2 = mod.exp_factor(p);
@@ -172,7 +173,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     };
     auto softmax_rescale = [&](float(&acc_s)[kNTiles][4], int n_block) {
         // Score modifiers and mask rewrite S here, before the next Q.K^T is issued.
-        apply_score_mask<Element, kScoreMod>(acc_s, p, mask, mod, 0, n_block * kBlockN, t, kBlockN);
+        apply_score_mask<F::kWindow>(acc_s, p, mask, mod, 0, n_block * kBlockN, t, kBlockN);
         float m_use[2], alpha[2];
         bool offsets_small = true;
 #pragma unroll
@@ -333,8 +334,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     cp_async_wait<0>();
     __syncthreads();  // every warp is done with Q and the last K/V stage
     const uint32_t o_smem = q_smem;
-    // Sinks only change the epilogue; loaded here so nothing stays live across the key loop.
-    const bool has_sink = p.sinks != nullptr;
+    const bool has_sink = work.has_sink(p);
     const float sink = work.sink(p);
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
@@ -343,7 +343,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
         const RowFinish fin = finish_row(row_max[r], row_sum[r], scale_log2, mod.lse_factor(p), has_sink, sink);
         const float inv = fin.inv;
         const int local_row = warp_row0 + g + r * 8;
-        if (work.lse && t == 0 && local_row < work.rows_here) work.lse[local_row] = fin.lse;
+        if (work.lse && t == 0 && local_row < work.rows_here) work.lse[local_row] = fin.lse();
 #pragma unroll
         for (int a = 0; a < kAtoms; ++a)
 #pragma unroll
@@ -365,10 +365,10 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     }
 }
 
-template <typename Traits, bool kScoreMod>
+template <typename Traits, Variant kVariant>
 FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream) {
     static SmemOptIns opted_in{0};
-    return launch_tiles(fwd_kernel<Traits, kScoreMod>, Traits::kBlockM, Traits::kThreads, Traits::kSmemLaunchBytes,
+    return launch_tiles(fwd_kernel<Traits, kVariant>, Traits::kBlockM, Traits::kThreads, Traits::kSmemLaunchBytes,
                         params, stream, opted_in);
 }
 

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/features.cuh"
 #include "flashattn.h"
 
 namespace flashattn::sm90 {
@@ -52,9 +53,10 @@ struct FwdTraits {
     static_assert(kSmemLaunchBytes <= 227 * 1024, "tile does not fit in shared memory");
 };
 
-// Defined in fwd_kernel.cuh, instantiated by the generated per-(dtype, head dim) sm_90a files
-// (kScoreMod: the softcap/ALiBi variant, for the configurations the build table marks).
-template <typename Traits, bool kScoreMod>
+// Defined in fwd_kernel.cuh, instantiated by the generated per-(dtype, head dim) sm_90a files: the
+// dense and general variants for every configuration, the score-modifier one for those the build
+// table marks (common/features.cuh).
+template <typename Traits, Variant kVariant>
 FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream);
 
 }  // namespace flashattn::sm90

@@ -229,10 +229,11 @@ fn write_unit(
         dtype.name
     );
     for (t, score_mods) in traits {
-        for mods in [false, true].into_iter().filter(|&m| !m || *score_mods) {
+        let variants = ["kDense", "kGeneral", "kScoreMod"];
+        for variant in &variants[..if *score_mods { 3 } else { 2 }] {
             writeln!(
                 unit,
-                "template FlashAttnStatus launch_fwd<{t}, {mods}>(FlashAttnFwdParams *, cudaStream_t);"
+                "template FlashAttnStatus launch_fwd<{t}, Variant::{variant}>(FlashAttnFwdParams *, cudaStream_t);"
             )
             .unwrap();
         }

@@ -1,0 +1,26 @@
+// The instantiations of each forward configuration, by the runtime inputs they honour. Every
+// optional input costs instructions in every CTA whether a call sets it or not (the varlen
+// sequence lookup and the 64-bit window bounds in the prologue, the sink's second
+// normalisation in the epilogue): on the one-wave S=512 seed grids that per-CTA cost was 4-7%
+// of the kernel. So the plain call gets a kernel compiled without any of it, and the
+// launcher (api/flashattn_api.cu, select_variant) picks the smallest variant that honours the
+// call's inputs.
+#pragma once
+
+namespace flashattn {
+
+enum class Variant {
+    kDense,     // one dense batch, causal or not, either alignment; nothing else
+    kGeneral,   // plus variable length (cu_seqlens, seqused_k), sliding windows and sinks
+    kScoreMod,  // plus softcap and ALiBi (common/mask.cuh), for the tiles marked in tiles.rs
+};
+
+template <Variant V>
+struct Features {
+    static constexpr bool kVarlen = V != Variant::kDense;
+    static constexpr bool kWindow = V != Variant::kDense;
+    static constexpr bool kSinks = V != Variant::kDense;
+    static constexpr bool kScoreMod = V == Variant::kScoreMod;
+};
+
+}  // namespace flashattn
