@@ -506,6 +506,71 @@ fn remembered_shared_memory_opt_ins_and_event_tracking_change_no_result() {
     }
 }
 
+/// A window wider than the sequences changes no score, so a call with one runs the general
+/// kernel variant (cuda-src/common/features.cuh) and must give the dense variant's bits: O and
+/// LSE, causal and not, on every configuration this GPU runs and on lengths no tile divides.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn dense_and_general_variants_give_the_same_bits() {
+    use half::f16;
+    let ctx = flashattn::open_device(0).expect("a CUDA GPU");
+    let stream = ctx.default_stream();
+    let facts = flashattn::device_facts(&ctx).unwrap();
+    let (batch, sq, sk, heads) = (2, 113, 239, 2);
+    let mut state = 0x9E37_79B9_u32;
+    let mut draw = |n: usize| -> Vec<f16> {
+        (0..n)
+            .map(|_| {
+                state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                f16::from_f32((state >> 8) as f32 / (1u32 << 24) as f32 * 4.0 - 2.0)
+            })
+            .collect()
+    };
+    let mut compared = 0;
+    for config in flashattn::kernel_configs()
+        .iter()
+        .filter(|c| c.dtype == DType::F16 && facts.can_run(c))
+    {
+        let d = config.head_dim;
+        let (sq_s, sk_s) = (Strides::bshd(sq, heads, d), Strides::bshd(sk, heads, d));
+        let q = stream.clone_htod(&draw(batch * sq * heads * d)).unwrap();
+        let k = stream.clone_htod(&draw(batch * sk * heads * d)).unwrap();
+        let v = stream.clone_htod(&draw(batch * sk * heads * d)).unwrap();
+        for causal in [false, true] {
+            let wide = Some(sq + sk);
+            let mut bits = Vec::new();
+            for window in [flashattn::Window::UNBOUNDED, flashattn::Window::new(wide, wide)] {
+                let p = AttentionParams {
+                    causal,
+                    window,
+                    kernel: flashattn::KernelChoice::Id(config.id),
+                    ..AttentionParams::new(batch, sq, sk, heads, d)
+                };
+                let mut o = stream.alloc_zeros::<f16>(batch * sq * heads * d).unwrap();
+                let mut lse = stream.alloc_zeros::<f32>(batch * heads * sq).unwrap();
+                flashattn::forward(
+                    &stream,
+                    &p,
+                    flashattn::Tensor::new(&q, sq_s),
+                    flashattn::Tensor::new(&k, sk_s),
+                    flashattn::Tensor::new(&v, sk_s),
+                    flashattn::TensorMut::new(&mut o, sq_s),
+                    Some(&mut lse),
+                )
+                .unwrap_or_else(|e| panic!("{} causal {causal}: {e}", config.name));
+                let o = stream.clone_dtoh(&o).unwrap();
+                let lse: Vec<u32> = stream.clone_dtoh(&lse).unwrap().iter().map(|x| x.to_bits()).collect();
+                assert!(o.iter().all(|x| x.is_finite()), "{} causal {causal}: non-finite O", config.name);
+                bits.push((o.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), lse));
+            }
+            assert!(bits[0] == bits[1], "{} causal {causal}: the variants differ", config.name);
+            compared += 1;
+        }
+    }
+    println!("variants: dense and general agree on {compared} (configuration, causal) pairs");
+    assert!(compared > 0, "no f16 configuration runs here");
+}
+
 fn merge_state(ptr: u64, lse: u64) -> flashattn::RawState {
     flashattn::RawState {
         o: tensor(ptr, 16, 4),
