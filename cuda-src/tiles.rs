@@ -124,6 +124,9 @@ pub struct HopperTile {
     pub stages: u32,
     /// Also compile the softcap/ALiBi kernel of this tile (see [`with_score_mods`]).
     pub score_mods: bool,
+    /// Compile the tile's dense kernel; without it dense calls run the general kernel (see
+    /// [`hopper_dense_on_general`]).
+    pub dense_variant: bool,
 }
 
 const fn hopper_tile(head_dim: u32, block_n: u32, warpgroups: u32, stages: u32) -> HopperTile {
@@ -133,6 +136,20 @@ const fn hopper_tile(head_dim: u32, block_n: u32, warpgroups: u32, stages: u32) 
         warpgroups,
         stages,
         score_mods: false,
+        dense_variant: true,
+    }
+}
+
+/// A Hopper tile whose dense calls run its general kernel (cuda-src/common/features.cuh), for
+/// the tiles where ptxas schedules the general kernel's key loop faster than the dense one's.
+/// Measured on the lent H100 (2026-11-25, docs/benchmarks/2026-11-25-h100-variants.md): the
+/// two-warpgroup head-dim-128 tile's dense kernel ran the long suite's dense D128 shapes
+/// 4-7% slower than the general kernel's code did (the same in four runs, and whichever
+/// build ran first), while every other tile's dense kernel was as fast or faster.
+const fn hopper_dense_on_general(t: HopperTile) -> HopperTile {
+    HopperTile {
+        dense_variant: false,
+        ..t
     }
 }
 
@@ -167,7 +184,7 @@ pub const SM90_TILES: &[HopperTile] = &[
     hopper_with_score_mods(hopper_tile(64, 128, 2, 2)),
     hopper_with_score_mods(hopper_tile(128, 64, 1, 2)),
     hopper_with_score_mods(hopper_tile(128, 64, 2, 2)),
-    hopper_with_score_mods(hopper_tile(128, 128, 2, 2)),
+    hopper_dense_on_general(hopper_with_score_mods(hopper_tile(128, 128, 2, 2))),
     // Head dim 256: 128 O accumulators per thread leave room for 64 keys of S only (one CTA
     // per SM, no spills); P.V runs as two N = 128 halves.
     hopper_tile(256, 64, 1, 2),

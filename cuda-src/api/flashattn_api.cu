@@ -22,7 +22,7 @@ constexpr int32_t FLASHATTN_ANY_NEWER_CC = 9999;
 // One configuration's launchers, one per variant (common/features.cuh).
 struct ConfigEntry {
     FlashAttnConfig info;
-    Launcher launch_dense;    // one dense batch, causal or not
+    Launcher launch_dense;    // one dense batch, causal or not (the general kernel on some tiles)
     Launcher launch_general;  // plus variable length, windows and sinks
     Launcher launch_mod;      // plus softcap and ALiBi, or null where the tile table leaves it out
     bool is_default;          // the built-in choice for its (dtype, head dim) when no config is named
@@ -33,9 +33,13 @@ struct ConfigEntry {
 // score_mods (0 or 1) says whether the generated files also instantiate the configuration's
 // softcap/ALiBi kernel; only then is its launcher named, so no undefined symbol is left behind.
 #define FLASHATTN_LAUNCHER(kernel, variant, ...) &flashattn::kernel::launch_fwd<__VA_ARGS__, flashattn::Variant::variant>
-#define FLASHATTN_LAUNCHERS(kernel, score_mods, ...)                                        \
-    FLASHATTN_LAUNCHER(kernel, kDense, __VA_ARGS__), FLASHATTN_LAUNCHER(kernel, kGeneral, __VA_ARGS__), \
+// dense (0 or 1) says whether the tile has its own dense kernel; without one, dense calls run
+// the general kernel (tiles.rs, hopper_dense_on_general).
+#define FLASHATTN_LAUNCHERS(kernel, score_mods, dense, ...)                                      \
+    FLASHATTN_DENSE_LAUNCHER_##dense(kernel, __VA_ARGS__), FLASHATTN_LAUNCHER(kernel, kGeneral, __VA_ARGS__), \
         FLASHATTN_MOD_LAUNCHER_##score_mods(kernel, __VA_ARGS__)
+#define FLASHATTN_DENSE_LAUNCHER_0(kernel, ...) FLASHATTN_LAUNCHER(kernel, kGeneral, __VA_ARGS__)
+#define FLASHATTN_DENSE_LAUNCHER_1(kernel, ...) FLASHATTN_LAUNCHER(kernel, kDense, __VA_ARGS__)
 #define FLASHATTN_MOD_LAUNCHER_0(kernel, ...) nullptr
 #define FLASHATTN_MOD_LAUNCHER_1(kernel, ...) FLASHATTN_LAUNCHER(kernel, kScoreMod, __VA_ARGS__)
 // Portable kernel: SASS for every target arch plus PTX of the newest, so it runs from the oldest
@@ -47,18 +51,18 @@ struct ConfigEntry {
     ConfigEntry{{id, dtype, head_dim, block_m, block_n, warps, stages, kv_splits, FLASHATTN_PORTABLE_MIN_CC, FLASHATTN_ANY_NEWER_CC,                   \
                  FLASHATTN_SM80_TRAITS(element, head_dim, block_m, block_n, warps, stages, kv_splits)::kSmemBytes, \
                  score_mods, name},                                                                          \
-                FLASHATTN_LAUNCHERS(sm80, score_mods,                                                        \
+                FLASHATTN_LAUNCHERS(sm80, score_mods, 1,                                                     \
                     FLASHATTN_SM80_TRAITS(element, head_dim, block_m, block_n, warps, stages, kv_splits)),   \
                 is_default},
 // Hopper kernel: sm_90a machine code, which runs on compute capability 9.0 only.
 #define FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages) \
     flashattn::sm90::FwdTraits<element, head_dim, block_n, warpgroups, stages>
-#define FLASHATTN_SM90_CONFIG(id, dtype, element, head_dim, block_n, warpgroups, stages, name, score_mods)          \
+#define FLASHATTN_SM90_CONFIG(id, dtype, element, head_dim, block_n, warpgroups, stages, name, score_mods, dense)   \
     ConfigEntry{{id, dtype, head_dim, FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages)::kBlockM, \
                  block_n, FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages)::kWarps, stages, 1, 90, \
                  90, FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages)::kSmemLaunchBytes,          \
                  score_mods, name},                                                                                  \
-                FLASHATTN_LAUNCHERS(sm90, score_mods,                                                                \
+                FLASHATTN_LAUNCHERS(sm90, score_mods, dense,                                                         \
                     FLASHATTN_SM90_TRAITS(element, head_dim, block_n, warpgroups, stages)),                          \
                 false},
 

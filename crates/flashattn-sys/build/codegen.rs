@@ -68,6 +68,10 @@ trait Config {
     fn registry_tail(&self) -> String;
     /// Whether the tile's softcap/ALiBi kernel is instantiated too.
     fn score_mods(&self) -> bool;
+    /// Whether the tile has a dense kernel of its own (else dense calls run its general one).
+    fn dense_variant(&self) -> bool {
+        true
+    }
 }
 
 impl Config for Tile {
@@ -122,11 +126,19 @@ impl Config for HopperTile {
     }
 
     fn registry_tail(&self) -> String {
-        format!(", {}", u8::from(self.score_mods))
+        format!(
+            ", {}, {}",
+            u8::from(self.score_mods),
+            u8::from(self.dense_variant)
+        )
     }
 
     fn score_mods(&self) -> bool {
         self.score_mods
+    }
+
+    fn dense_variant(&self) -> bool {
+        self.dense_variant
     }
 }
 
@@ -169,7 +181,7 @@ impl Generator<'_> {
                 for tile in tiles.iter().filter(|t| t.head_dim() == hd) {
                     let (t, entry) = traits_and_entry(tile, dtype, self.next_id);
                     self.next_id += 1;
-                    traits.push((t, tile.score_mods()));
+                    traits.push((t, tile.dense_variant(), tile.score_mods()));
                     writeln!(self.registry, "{entry}").unwrap();
                 }
                 if !traits.is_empty() {
@@ -213,14 +225,16 @@ pub fn generate_sources(
     files
 }
 
-/// Write the instantiation file of `kernel` for (dtype, head dim): one explicit instantiation of
-/// its plain launcher per traits type, and of its score-modifier launcher where the flag is set.
+/// Write the instantiation file of `kernel` for (dtype, head dim): per traits type, explicit
+/// instantiations of its general launcher, of its dense one unless the tile runs dense calls on
+/// the general kernel, and of its score-modifier one where the flag is set
+/// (cuda-src/common/features.cuh).
 fn write_unit(
     gen_dir: &Path,
     kernel: Kernel,
     dtype: &Dtype,
     hd: u32,
-    traits: &[(String, bool)],
+    traits: &[(String, bool, bool)],
 ) -> PathBuf {
     let dir = kernel.dir();
     let mut unit = format!(
@@ -228,9 +242,9 @@ fn write_unit(
          #include \"{dir}/fwd_kernel.cuh\"\n\nnamespace flashattn::{dir} {{\n",
         dtype.name
     );
-    for (t, score_mods) in traits {
-        let variants = ["kDense", "kGeneral", "kScoreMod"];
-        for variant in &variants[..if *score_mods { 3 } else { 2 }] {
+    for (t, dense, score_mods) in traits {
+        let variants = [("kDense", *dense), ("kGeneral", true), ("kScoreMod", *score_mods)];
+        for (variant, _) in variants.iter().filter(|(_, compiled)| *compiled) {
             writeln!(
                 unit,
                 "template FlashAttnStatus launch_fwd<{t}, Variant::{variant}>(FlashAttnFwdParams *, cudaStream_t);"
