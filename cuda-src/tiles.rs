@@ -56,8 +56,8 @@ const fn split_tile(
 }
 
 /// The tile with its third kernel, the score-modifier (softcap and ALiBi) variant (every tile has
-/// the dense and the general one: cuda-src/common/features.cuh). Each one adds half again to
-/// that tile's nvcc time, so not every tile has one: the default of each head dim,
+/// the dense and the general one: cuda-src/common/features.cuh). Each one adds to the build's
+/// nvcc time, so not every tile has one: the default of each head dim,
 /// the tiles the tuned dispatch table and the built-in rule pick for large and small problems,
 /// and one short-sequence tile. A call with softcap or ALiBi runs only on these (the launch layer
 /// and the fuzzer know); windows, the alignment and sinks run on every tile.

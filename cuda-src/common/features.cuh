@@ -4,7 +4,8 @@
 // normalisation in the epilogue): on the one-wave S=512 seed grids that per-CTA cost was 4-7%
 // of the kernel. So the plain call gets a kernel compiled without any of it, and the
 // launcher (api/flashattn_api.cu, select_variant) picks the smallest variant that honours the
-// call's inputs.
+// call's inputs. A tile may leave its dense kernel out and run dense calls on the general one,
+// where ptxas schedules that faster (tiles.rs, hopper_dense_on_general).
 #pragma once
 
 namespace flashattn {
