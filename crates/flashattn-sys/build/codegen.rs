@@ -243,7 +243,11 @@ fn write_unit(
         dtype.name
     );
     for (t, dense, score_mods) in traits {
-        let variants = [("kDense", *dense), ("kGeneral", true), ("kScoreMod", *score_mods)];
+        let variants = [
+            ("kDense", *dense),
+            ("kGeneral", true),
+            ("kScoreMod", *score_mods),
+        ];
         for (variant, _) in variants.iter().filter(|(_, compiled)| *compiled) {
             writeln!(
                 unit,

@@ -539,7 +539,10 @@ fn dense_and_general_variants_give_the_same_bits() {
         for causal in [false, true] {
             let wide = Some(sq + sk);
             let mut bits = Vec::new();
-            for window in [flashattn::Window::UNBOUNDED, flashattn::Window::new(wide, wide)] {
+            for window in [
+                flashattn::Window::UNBOUNDED,
+                flashattn::Window::new(wide, wide),
+            ] {
                 let p = AttentionParams {
                     causal,
                     window,
@@ -559,11 +562,24 @@ fn dense_and_general_variants_give_the_same_bits() {
                 )
                 .unwrap_or_else(|e| panic!("{} causal {causal}: {e}", config.name));
                 let o = stream.clone_dtoh(&o).unwrap();
-                let lse: Vec<u32> = stream.clone_dtoh(&lse).unwrap().iter().map(|x| x.to_bits()).collect();
-                assert!(o.iter().all(|x| x.is_finite()), "{} causal {causal}: non-finite O", config.name);
+                let lse: Vec<u32> = stream
+                    .clone_dtoh(&lse)
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.to_bits())
+                    .collect();
+                assert!(
+                    o.iter().all(|x| x.is_finite()),
+                    "{} causal {causal}: non-finite O",
+                    config.name
+                );
                 bits.push((o.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), lse));
             }
-            assert!(bits[0] == bits[1], "{} causal {causal}: the variants differ", config.name);
+            assert!(
+                bits[0] == bits[1],
+                "{} causal {causal}: the variants differ",
+                config.name
+            );
             compared += 1;
         }
     }
