@@ -10,7 +10,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bin=dist/gpu/bin
-if [ ! -d "$bin" ] && [ -f dist/gpu.tar.gz ]; then tar -xzf dist/gpu.tar.gz -C dist; fi
+if [ ! -d "$bin" ]; then
+  if [ -f dist/gpu.txz ]; then tar -xJf dist/gpu.txz -C dist; elif [ -f dist/gpu.tar.gz ]; then tar -xzf dist/gpu.tar.gz -C dist; fi
+fi
 final=${OUT:-gpu-out}
 out="$final/work"   # everything lands here; bundled at the end (few files come back from a lent host)
 mkdir -p "$out"
