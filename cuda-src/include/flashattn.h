@@ -139,7 +139,7 @@ typedef struct FlashAttnConfig {
     int32_t max_compute_capability; /* newest: arch-specific code (sm_90a) runs on one only;
                                        9999 = any newer GPU, through the embedded PTX */
     int32_t smem_bytes;
-    int32_t score_mods; /* 1: also compiled with softcap and ALiBi (a second kernel of the same tile) */
+    int32_t score_mods; /* 1: also compiled with softcap and ALiBi (the tile's score-modifier kernel) */
     const char *name; /* stable, e.g. "sm80_bf16_d128_m128n64w4s1", "sm90_f16_d64_m64n128w4s2" */
 } FlashAttnConfig;
 

@@ -32,8 +32,10 @@ pub struct KernelConfig {
     /// Dynamic shared memory per CTA.
     pub smem_bytes: usize,
     /// Whether this tile was also compiled with softcap and ALiBi (its score-modifier kernel).
-    /// Calls with either run only on such configurations; windows, the mask alignment and sinks
-    /// run on every one.
+    /// Calls with either run only on such configurations; windows, the mask alignment, sinks and
+    /// variable length run on every one. (Each tile is compiled in up to three variants, one per
+    /// set of inputs, and a call runs the smallest that honours its inputs: see
+    /// cuda-src/common/features.cuh; the variant changes no result.)
     pub score_mods: bool,
     /// Stable name, e.g. `sm80_bf16_d128_m128n64w4s2`.
     pub name: &'static str,
