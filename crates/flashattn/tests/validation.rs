@@ -419,6 +419,28 @@ unsafe extern "C" {
     fn cudaGetLastError() -> i32;
 }
 
+/// `forward` on contiguous BSHD buffers shaped by `p` (Q and O by its query length and heads,
+/// K and V by its key length and KV heads).
+fn forward_bshd(
+    stream: &cudarc::driver::CudaStream,
+    p: &AttentionParams,
+    [q, k, v]: [&cudarc::driver::CudaSlice<half::f16>; 3],
+    o: &mut cudarc::driver::CudaSlice<half::f16>,
+    lse: Option<&mut cudarc::driver::CudaSlice<f32>>,
+) -> flashattn::Result<flashattn::LaunchInfo> {
+    let q_s = Strides::bshd(p.seqlen_q, p.heads_q, p.head_dim);
+    let kv_s = Strides::bshd(p.seqlen_k, p.heads_kv, p.head_dim);
+    flashattn::forward(
+        stream,
+        p,
+        flashattn::Tensor::new(q, q_s),
+        flashattn::Tensor::new(k, kv_s),
+        flashattn::Tensor::new(v, kv_s),
+        flashattn::TensorMut::new(o, q_s),
+        lse,
+    )
+}
+
 /// A failed runtime call leaves an error in the thread's last-error slot; a launch that read
 /// that slot to judge itself (`<<<>>>` then cudaGetLastError) reported the earlier failure as
 /// its own, which is how a failed cudaFuncSetAttribute used to fail the next healthy launch.
@@ -434,21 +456,12 @@ fn a_stale_runtime_error_does_not_fail_the_next_launch() {
     assert_ne!(status, 0, "a 1 EiB allocation succeeded");
     let d = *flashattn::compiled_head_dims(DType::F16).first().unwrap();
     let p = AttentionParams::new(1, 64, 64, 2, d);
-    let s = Strides::bshd(64, 2, d);
     let n = 64 * 2 * d;
     let q = stream.alloc_zeros::<half::f16>(n).unwrap();
     let k = stream.alloc_zeros::<half::f16>(n).unwrap();
     let v = stream.alloc_zeros::<half::f16>(n).unwrap();
     let mut o = stream.alloc_zeros::<half::f16>(n).unwrap();
-    let run = flashattn::forward(
-        &stream,
-        &p,
-        flashattn::Tensor::new(&q, s),
-        flashattn::Tensor::new(&k, s),
-        flashattn::Tensor::new(&v, s),
-        flashattn::TensorMut::new(&mut o, s),
-        None,
-    );
+    let run = forward_bshd(&stream, &p, [&q, &k, &v], &mut o, None);
     assert!(run.is_ok(), "a healthy launch failed: {run:?}");
     stream.synchronize().unwrap();
     // SAFETY: no arguments; clears this test's deliberate error for the tests after it.
@@ -476,7 +489,6 @@ fn remembered_shared_memory_opt_ins_and_event_tracking_change_no_result() {
             kernel: flashattn::KernelChoice::Id(config.id),
             ..AttentionParams::new(2, 300, 300, 4, d)
         };
-        let s = Strides::bshd(300, 4, d);
         let n = 2 * 300 * 4 * d;
         let host: Vec<f16> = (0..n)
             .map(|i| f16::from_f32((i % 13) as f32 / 7.0 - 0.9))
@@ -488,16 +500,8 @@ fn remembered_shared_memory_opt_ins_and_event_tracking_change_no_result() {
             let (k, v) = (q.clone(), q.clone());
             for _ in 0..2 {
                 let mut o = stream.alloc_zeros::<f16>(n).unwrap();
-                let info = flashattn::forward(
-                    &stream,
-                    &p,
-                    flashattn::Tensor::new(&q, s),
-                    flashattn::Tensor::new(&k, s),
-                    flashattn::Tensor::new(&v, s),
-                    flashattn::TensorMut::new(&mut o, s),
-                    None,
-                )
-                .unwrap_or_else(|e| panic!("{}: {e}", config.name));
+                let info = forward_bshd(&stream, &p, [&q, &k, &v], &mut o, None)
+                    .unwrap_or_else(|e| panic!("{}: {e}", config.name));
                 assert_eq!(info.config.id, config.id);
                 outputs.push(stream.clone_dtoh(&o).unwrap());
             }
@@ -516,14 +520,12 @@ fn dense_and_general_variants_give_the_same_bits() {
     let ctx = flashattn::open_device(0).expect("a CUDA GPU");
     let stream = ctx.default_stream();
     let facts = flashattn::device_facts(&ctx).unwrap();
+    use rand::{Rng, SeedableRng};
     let (batch, sq, sk, heads) = (2, 113, 239, 2);
-    let mut state = 0x9E37_79B9_u32;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
     let mut draw = |n: usize| -> Vec<f16> {
         (0..n)
-            .map(|_| {
-                state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-                f16::from_f32((state >> 8) as f32 / (1u32 << 24) as f32 * 4.0 - 2.0)
-            })
+            .map(|_| f16::from_f32(rng.random_range(-2.0..2.0)))
             .collect()
     };
     let mut compared = 0;
@@ -532,7 +534,6 @@ fn dense_and_general_variants_give_the_same_bits() {
         .filter(|c| c.dtype == DType::F16 && facts.can_run(c))
     {
         let d = config.head_dim;
-        let (sq_s, sk_s) = (Strides::bshd(sq, heads, d), Strides::bshd(sk, heads, d));
         let q = stream.clone_htod(&draw(batch * sq * heads * d)).unwrap();
         let k = stream.clone_htod(&draw(batch * sk * heads * d)).unwrap();
         let v = stream.clone_htod(&draw(batch * sk * heads * d)).unwrap();
@@ -551,16 +552,8 @@ fn dense_and_general_variants_give_the_same_bits() {
                 };
                 let mut o = stream.alloc_zeros::<f16>(batch * sq * heads * d).unwrap();
                 let mut lse = stream.alloc_zeros::<f32>(batch * heads * sq).unwrap();
-                flashattn::forward(
-                    &stream,
-                    &p,
-                    flashattn::Tensor::new(&q, sq_s),
-                    flashattn::Tensor::new(&k, sk_s),
-                    flashattn::Tensor::new(&v, sk_s),
-                    flashattn::TensorMut::new(&mut o, sq_s),
-                    Some(&mut lse),
-                )
-                .unwrap_or_else(|e| panic!("{} causal {causal}: {e}", config.name));
+                forward_bshd(&stream, &p, [&q, &k, &v], &mut o, Some(&mut lse))
+                    .unwrap_or_else(|e| panic!("{} causal {causal}: {e}", config.name));
                 let o = stream.clone_dtoh(&o).unwrap();
                 let lse: Vec<u32> = stream
                     .clone_dtoh(&lse)
