@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use cudarc::driver::CudaStream;
-use flashattn::{AttentionParams, DType, MaskAlignment, Strides, Tensor, TensorMut, Window};
+use flashattn::{AttentionParams, DType, MaskAlignment, Strides, Window};
 use flashattn_ref as reference;
 use half::{bf16, f16};
 use rand::SeedableRng;
@@ -328,41 +328,18 @@ fn launch<T: TestElement>(
         bshd(p.seqlen_q, p.heads_q, d),
         bshd(p.seqlen_k, p.heads_kv, d),
     );
-    let q_dev = stream.clone_htod(q)?;
-    let k_dev = stream.clone_htod(k)?;
-    let v_dev = stream.clone_htod(v)?;
     // NaN-poisoned: an element the kernel never writes fails the rule instead of reading as 0.
-    let mut o_dev = stream.clone_htod(&vec![T::from_bits(harness::POISON_BITS); q.len()])?;
-    let mut lse_dev = stream.clone_htod(&vec![f32::NAN; p.batch * p.heads_q * p.seqlen_q])?;
-    let slopes_dev = case
-        .slopes
-        .as_ref()
-        .map(|s| stream.clone_htod(s))
-        .transpose()?;
-    let sinks_dev = case
-        .sinks
-        .as_ref()
-        .map(|s| stream.clone_htod(s))
-        .transpose()?;
-    let info = flashattn::forward_with(
+    let o_init = vec![T::from_bits(harness::POISON_BITS); q.len()];
+    let (o, lse, info) = harness::launch_host(
         stream,
         p,
-        Tensor::new(&q_dev, qs),
-        Tensor::new(&k_dev, ks),
-        Tensor::new(&v_dev, ks),
-        TensorMut::new(&mut o_dev, qs),
-        Some(&mut lse_dev),
-        flashattn::HeadVectors {
-            alibi_slopes: slopes_dev.as_ref(),
-            sinks: sinks_dev.as_ref(),
-        },
+        [qs, ks, ks, qs],
+        [q, k, v],
+        &o_init,
+        true,
+        [case.slopes.as_deref(), case.sinks.as_deref()],
     )?;
-    stream.synchronize()?;
-    Ok((
-        stream.clone_dtoh(&o_dev)?,
-        stream.clone_dtoh(&lse_dev)?,
-        info.config.name,
-    ))
+    Ok((o, lse, info.config.name))
 }
 
 /// JSON cannot hold infinities or NaN; they become strings that Python's `float()` reads.

@@ -286,35 +286,17 @@ fn run_typed<T: TestElement>(
         .collect();
     let lse_len = p.batch * p.heads_q * p.seqlen_q;
 
-    let q_dev = stream.clone_htod(&q)?;
-    let k_dev = stream.clone_htod(&k)?;
-    let v_dev = stream.clone_htod(&v)?;
-    let mut o_dev = stream.clone_htod(&o_init)?;
-    let mut lse_dev = stream.clone_htod(&vec![f32::NAN; lse_len.max(1)])?;
     let slopes = case.alibi.map(|a| a.values(p.heads_q));
     let sinks = case.sinks.map(|s| s.values(p.heads_q));
-    let slopes_dev = slopes.as_ref().map(|s| stream.clone_htod(s)).transpose()?;
-    let sinks_dev = sinks.as_ref().map(|s| stream.clone_htod(s)).transpose()?;
-    let info = flashattn::forward_with(
+    let (o_host, lse_host, info) = launch_host(
         stream,
         p,
-        Tensor::new(&q_dev, qs),
-        Tensor::new(&k_dev, ks),
-        Tensor::new(&v_dev, vs),
-        TensorMut::new(&mut o_dev, os),
-        if case.with_lse {
-            Some(&mut lse_dev)
-        } else {
-            None
-        },
-        flashattn::HeadVectors {
-            alibi_slopes: slopes_dev.as_ref(),
-            sinks: sinks_dev.as_ref(),
-        },
+        [qs, ks, vs, os],
+        [&q, &k, &v],
+        &o_init,
+        case.with_lse,
+        [slopes.as_deref(), sinks.as_deref()],
     )?;
-    stream.synchronize()?;
-    let o_host: Vec<T> = stream.clone_dtoh(&o_dev)?;
-    let lse_host: Vec<f32> = stream.clone_dtoh(&lse_dev)?;
     let problem = reference_problem(p);
     let heads = reference::HeadParams {
         alibi_slopes: slopes.as_deref(),
@@ -332,6 +314,47 @@ fn run_typed<T: TestElement>(
         config: info.config,
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+/// One `forward_with` call on host data: Q, K, V, O's initial contents and the per-head ALiBi
+/// slopes and sinks go to the device, O and LSE (NaN before the call; not asked for unless
+/// `with_lse`) come back once the stream has finished.
+pub(crate) fn launch_host<T: TestElement>(
+    stream: &Arc<CudaStream>,
+    p: &AttentionParams,
+    [qs, ks, vs, os]: [Strides; 4],
+    [q, k, v]: [&[T]; 3],
+    o_init: &[T],
+    with_lse: bool,
+    [slopes, sinks]: [Option<&[f32]>; 2],
+) -> Result<(Vec<T>, Vec<f32>, flashattn::LaunchInfo), flashattn::Error> {
+    let q_dev = stream.clone_htod(q)?;
+    let k_dev = stream.clone_htod(k)?;
+    let v_dev = stream.clone_htod(v)?;
+    let mut o_dev = stream.clone_htod(o_init)?;
+    let lse_len = p.batch * p.heads_q * p.seqlen_q;
+    let mut lse_dev = stream.clone_htod(&vec![f32::NAN; lse_len.max(1)])?;
+    let slopes_dev = slopes.map(|s| stream.clone_htod(s)).transpose()?;
+    let sinks_dev = sinks.map(|s| stream.clone_htod(s)).transpose()?;
+    let info = flashattn::forward_with(
+        stream,
+        p,
+        Tensor::new(&q_dev, qs),
+        Tensor::new(&k_dev, ks),
+        Tensor::new(&v_dev, vs),
+        TensorMut::new(&mut o_dev, os),
+        with_lse.then_some(&mut lse_dev),
+        flashattn::HeadVectors {
+            alibi_slopes: slopes_dev.as_ref(),
+            sinks: sinks_dev.as_ref(),
+        },
+    )?;
+    stream.synchronize()?;
+    Ok((
+        stream.clone_dtoh(&o_dev)?,
+        stream.clone_dtoh(&lse_dev)?,
+        info,
+    ))
 }
 
 /// Fail `check` when an element of O outside its shape (`addressed` false: padding or past the
