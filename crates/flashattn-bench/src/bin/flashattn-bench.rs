@@ -171,12 +171,7 @@ fn run(args: &RunArgs) -> i32 {
     };
 
     let mut report = Report::new(TOOL_RUST, gpu.device());
-    let command_line: Vec<String> = std::env::args().skip(1).collect();
-    report.command = Some(format!("flashattn-bench {}", command_line.join(" ")));
-    let commit_file = || std::fs::read_to_string("dist/gpu/COMMIT").ok();
-    report.commit = option_env!("FLASHATTN_COMMIT")
-        .map(str::to_string)
-        .or_else(|| commit_file().map(|s| s.trim().to_string()));
+    (report.command, report.commit) = provenance();
     for (i, e) in (1..).zip(&entries) {
         let named = |name: &str| format!("flashattn[{name}]");
         let mut choices = match args.kernel.as_str() {
@@ -308,6 +303,18 @@ fn print_ratios(report: &Report) {
     }
 }
 
+/// What a report records about its origin: this command line, and the commit the binary was
+/// built from (`FLASHATTN_COMMIT` at build time, else the packed `dist/gpu/COMMIT`).
+fn provenance() -> (Option<String>, Option<String>) {
+    let command_line: Vec<String> = std::env::args().skip(1).collect();
+    let command = format!("flashattn-bench {}", command_line.join(" "));
+    let commit_file = || std::fs::read_to_string("dist/gpu/COMMIT").ok();
+    let commit = option_env!("FLASHATTN_COMMIT")
+        .map(str::to_string)
+        .or_else(|| commit_file().map(|s| s.trim().to_string()));
+    (Some(command), commit)
+}
+
 /// Time the host cost of every launch path on each dense forward shape of the suites.
 fn host(args: &HostArgs) -> i32 {
     let entries = suites_entries(&args.suites).expect("the parser accepts only suite names");
@@ -322,12 +329,7 @@ fn host(args: &HostArgs) -> i32 {
     let mut report = HostReport::new(gpu.device());
     // The benchmark's own context (event tracking off) stays idle; host_costs opens its own.
     drop(gpu);
-    let command_line: Vec<String> = std::env::args().skip(1).collect();
-    report.command = Some(format!("flashattn-bench {}", command_line.join(" ")));
-    report.commit = option_env!("FLASHATTN_COMMIT")
-        .map(str::to_string)
-        .or_else(|| std::fs::read_to_string("dist/gpu/COMMIT").ok())
-        .map(|s| s.trim().to_string());
+    (report.command, report.commit) = provenance();
     let dense = entries
         .iter()
         .filter(|e| !e.shape.decode && e.shape.varlen.is_empty());
