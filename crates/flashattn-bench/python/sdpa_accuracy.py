@@ -47,6 +47,8 @@ import time
 import warnings
 from datetime import datetime, timezone
 
+from attention_mask import additive_mask
+
 SCHEMA = 1
 TOOL = "sdpa_accuracy.py"
 BACKENDS = ("math", "efficient", "flash", "cudnn")
@@ -260,19 +262,8 @@ def mask_f64(torch, case, device):
     left, right = case["window_left"], visible_right(case)
     if left is None and right is None and not case["alibi_slopes"] and not case["sinks"]:
         return None
-    i = torch.arange(sq, device=device)[:, None]
-    j = torch.arange(sk, device=device)[None, :]
-    rel = j - (i + case["diagonal"])
-    visible = torch.ones(sq, sk, dtype=torch.bool, device=device)
-    if left is not None:
-        visible &= rel >= -left
-    if right is not None:
-        visible &= rel <= right
-    bias = torch.zeros(hq, sq, sk, dtype=torch.float64, device=device)
-    if case["alibi_slopes"]:
-        slopes = torch.tensor(case["alibi_slopes"], dtype=torch.float64, device=device)
-        bias = -slopes[:, None, None] * rel.abs().to(torch.float64)[None]
-    bias = bias.masked_fill(~visible[None], float("-inf"))
+    bias = additive_mask(torch, sq, sk, case["diagonal"], left, right, case["alibi_slopes"],
+                         device, torch.float64).expand(hq, sq, sk).contiguous()
     if case["sinks"]:
         sinks = torch.tensor(case["sinks"], dtype=torch.float64, device=device)
         bias = torch.cat([bias, sinks[:, None, None].expand(hq, sq, 1)], dim=-1)

@@ -46,6 +46,8 @@ import subprocess
 import sys
 from datetime import datetime, timezone
 
+from attention_mask import additive_mask
+
 SCHEMA_VERSION = 1
 TOOL = "sdpa_baseline.py"
 MODES = ("events", "cold", "graph")
@@ -259,21 +261,11 @@ def explicit_mask(torch, shape, device, dtype):
     windowed = "window_left" in mods or "window_right" in mods
     if not (windowed or mods.get("alibi")):
         return None
+    right = 0 if shape["causal"] else mods.get("window_right")
+    slopes = alibi_slopes(shape["heads_q"]) if mods.get("alibi") else None
     sq, sk = shape["seqlen_q"], shape["seqlen_k"]
-    diag = sk - sq
-    rel = (torch.arange(sk, device=device)[None, :] - torch.arange(sq, device=device)[:, None]) - diag
-    visible = torch.ones(sq, sk, dtype=torch.bool, device=device)
-    left, right = mods.get("window_left"), mods.get("window_right")
-    if shape["causal"]:
-        right = 0
-    if left is not None:
-        visible &= rel >= -left
-    if right is not None:
-        visible &= rel <= right
-    mask = torch.zeros(sq, sk, dtype=torch.float32, device=device).masked_fill(~visible, float("-inf"))[None]
-    if mods.get("alibi"):
-        slopes = torch.tensor(alibi_slopes(shape["heads_q"]), device=device)[:, None, None]
-        mask = mask - slopes * rel.abs()[None].float()
+    mask = additive_mask(torch, sq, sk, sk - sq, mods.get("window_left"), right, slopes, device,
+                         torch.float32)
     return mask.to(dtype)
 
 
