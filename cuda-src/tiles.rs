@@ -191,3 +191,31 @@ pub const SM90_TILES: &[HopperTile] = &[
     hopper_tile(256, 64, 1, 3),
     hopper_with_score_mods(hopper_tile(256, 64, 2, 2)),
 ];
+
+/// One configuration of the warp-specialized Hopper kernel (cuda-src/sm90/ws_kernel.cuh): a
+/// producer warpgroup that issues TMA copies and two consumer warpgroups of 64 query rows each
+/// (128 rows per CTA, one CTA per SM). Only its dense kernel is compiled: every other call on
+/// it (variable length, windows, sinks, softcap, ALiBi, or strides a tensor map cannot
+/// describe) runs on its fallback, the two-warpgroup [`SM90_TILES`] line of the same head dim
+/// and key width with two stages, which must exist with its score-modifier kernel (the build
+/// script checks).
+pub struct WsTile {
+    pub head_dim: u32,
+    pub block_n: u32,
+    pub stages: u32,
+}
+
+const fn ws_tile(head_dim: u32, block_n: u32, stages: u32) -> WsTile {
+    WsTile {
+        head_dim,
+        block_n,
+        stages,
+    }
+}
+
+/// Every warp-specialized configuration. The K/V ring's depth is the lever: with the loads
+/// issued by a warpgroup that does nothing else, each extra buffer is one more key tile in
+/// flight. Measured on the lent H100 against two buffers (2026-11-25, dev harness, events):
+/// head dim 128 with three buffers 8-18% faster on the long shapes (four do not fit beside Q);
+/// head dim 64 with four buffers 15-18% faster, three within 2% of four.
+pub const SM90_WS_TILES: &[WsTile] = &[ws_tile(64, 128, 4), ws_tile(128, 128, 3)];

@@ -150,14 +150,15 @@ struct TileWork {
 // static of its launcher, constant-initialised (no guard on the launch path).
 using SmemOptIns = std::atomic<uint64_t>;
 
-// Launch `kernel` over (query tiles, heads, batch) with the tile's dynamic shared memory; every
+// Launch `kernel` over (query tiles, heads, batch) with the tile's dynamic shared memory and
+// `args` as its argument (the params themselves, or a struct that carries them); every
 // CUDA status goes back through params->cuda_error. A failed call also clears the runtime's
 // per-thread last error: left set, the next healthy launch on this thread (ours or the
 // caller's) would read it back from cudaGetLastError() and report a failure that is not its
 // own. cudaLaunchKernelEx returns this launch's own status, so no earlier error leaks in here.
-template <typename Kernel>
+template <typename Kernel, typename Args>
 FlashAttnStatus launch_tiles(Kernel kernel, int block_m, int threads, int smem_bytes, FlashAttnFwdParams *params,
-                             cudaStream_t stream, SmemOptIns &opted_in) {
+                             cudaStream_t stream, SmemOptIns &opted_in, const Args &args) {
     auto fail = [params](cudaError_t err) {
         (void)cudaGetLastError();
         params->cuda_error = static_cast<int32_t>(err);
@@ -183,7 +184,7 @@ FlashAttnStatus launch_tiles(Kernel kernel, int block_m, int threads, int smem_b
     config.blockDim = dim3(threads);
     config.dynamicSmemBytes = static_cast<size_t>(smem_bytes);
     config.stream = stream;
-    cudaError_t err = cudaLaunchKernelEx(&config, kernel, *params);
+    cudaError_t err = cudaLaunchKernelEx(&config, kernel, args);
     if (err != cudaSuccess && remembered) {
         // A context destroyed and created again (cudaDeviceReset, a primary context released by
         // every holder) forgets the opt-in: set it again and retry once. A failed launch queued
@@ -191,7 +192,7 @@ FlashAttnStatus launch_tiles(Kernel kernel, int block_m, int threads, int smem_b
         (void)cudaGetLastError();
         const cudaError_t set = opt_in();
         if (set != cudaSuccess) return fail(set);
-        err = cudaLaunchKernelEx(&config, kernel, *params);
+        err = cudaLaunchKernelEx(&config, kernel, args);
     }
     if (err != cudaSuccess) return fail(err);
     return FLASHATTN_STATUS_SUCCESS;

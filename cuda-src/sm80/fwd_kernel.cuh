@@ -426,7 +426,7 @@ template <typename Traits, Variant kVariant>
 FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream) {
     static SmemOptIns opted_in{0};
     return launch_tiles(fwd_kernel<Traits, kVariant>, Traits::kBlockM, Traits::kThreads, Traits::kSmemBytes, params,
-                        stream, opted_in);
+                        stream, opted_in, *params);
 }
 
 }  // namespace flashattn::sm80

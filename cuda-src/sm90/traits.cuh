@@ -59,4 +59,48 @@ struct FwdTraits {
 template <typename Traits, Variant kVariant>
 FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream);
 
+// The warp-specialized kernel (ws_kernel.cuh): one producer warpgroup that only issues TMA copies
+// and two consumer warpgroups of 64 query rows each that only compute, with the registers moved
+// from the first to the others. One CTA per SM (the K/V ring fills shared memory). Calls the
+// kernel does not take (variable length, windows, sinks, score modifiers, or tensors a tensor
+// map cannot describe) run on `Fallback`, the two-warpgroup tile of the same shape.
+template <typename Element_, int kHeadDim_, int kBlockN_, int kStages_>
+struct WsTraits {
+    using Element = Element_;
+    using Fallback = FwdTraits<Element_, kHeadDim_, kBlockN_, 2, 2>;
+    static constexpr int kHeadDim = kHeadDim_;
+    static constexpr int kBlockN = kBlockN_;
+    static constexpr int kStages = kStages_;
+    static constexpr int kConsumers = 2;  // consumer warpgroups
+    static constexpr int kBlockM = 64 * kConsumers;
+    static constexpr int kThreads = 128 * (kConsumers + 1);
+    static constexpr int kWarps = kThreads / 32;
+    // setmaxnreg targets: 128 x 24 + 256 x 240 fits the 64K-register file with the launch's
+    // 168-register start.
+    static constexpr int kProducerRegs = 24;
+    static constexpr int kConsumerRegs = 240;
+
+    static constexpr int kAtoms = kHeadDim / 64;
+    static constexpr int kChunksPerRow = kHeadDim / 8;
+    static constexpr int kQKSteps = kHeadDim / 16;
+    static constexpr int kPVSteps = kBlockN / 16;
+
+    static_assert(kHeadDim == 64 || kHeadDim == 128, "P.V is one wgmma of N = head dim per k16 step");
+    static_assert(kBlockN == 64 || kBlockN == 128, "S is one m64n64 or m64n128 wgmma per k16 step");
+    static_assert(kStages >= 2 && kStages <= 4, "a ring of two to four K/V buffers");
+
+    static constexpr int kQBytes = kBlockM * kHeadDim * static_cast<int>(sizeof(Element));
+    static constexpr int kTileBytes = kBlockN * kHeadDim * static_cast<int>(sizeof(Element));
+    // Q tile (O in the epilogue), [stage] {K tile, V tile}, then the barriers.
+    static constexpr int kBarrierBytes = 8 * (1 + 3 * kStages);
+    static constexpr int kSmemBytes = kQBytes + kStages * 2 * kTileBytes + kBarrierBytes;
+    static constexpr int kSmemLaunchBytes = kSmemBytes + 1024;
+    static_assert(kSmemLaunchBytes <= 227 * 1024, "tile does not fit in shared memory");
+};
+
+// kFallbackId: the registry id of Fallback's configuration (what config_used reports when the
+// call runs there).
+template <typename Traits, Variant kVariant, int kFallbackId>
+FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream);
+
 }  // namespace flashattn::sm90

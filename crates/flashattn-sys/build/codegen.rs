@@ -2,12 +2,13 @@
 //! compile them concurrently, and the registry `flashattn_configs.inc` that
 //! `cuda-src/api/flashattn_api.cu` includes, one entry per compiled configuration.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::decode_units::decode_units;
-use crate::tiles::{HopperTile, SM80_TILES, SM90_TILES, Tile};
+use crate::tiles::{HopperTile, SM80_TILES, SM90_TILES, SM90_WS_TILES, Tile, WsTile};
 
 /// An element type as the C++ side names it.
 pub struct Dtype {
@@ -29,11 +30,13 @@ pub const DTYPES: &[Dtype] = &[
     },
 ];
 
-/// Which kernel family an instantiation file holds (they compile for different archs).
+/// Which kernel an instantiation file holds (they compile for different archs).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Kernel {
     Portable,
     Hopper,
+    /// The warp-specialized Hopper kernel (compiled like `Hopper`, in files of its own).
+    HopperWs,
 }
 
 impl Kernel {
@@ -42,7 +45,32 @@ impl Kernel {
     fn dir(self) -> &'static str {
         match self {
             Kernel::Portable => "sm80",
-            Kernel::Hopper => "sm90",
+            Kernel::Hopper | Kernel::HopperWs => "sm90",
+        }
+    }
+
+    /// The header that defines its kernel and launcher.
+    fn header(self) -> &'static str {
+        match self {
+            Kernel::Portable => "sm80/fwd_kernel.cuh",
+            Kernel::Hopper => "sm90/fwd_kernel.cuh",
+            Kernel::HopperWs => "sm90/ws_kernel.cuh",
+        }
+    }
+
+    /// Its instantiation files' stem after `fwd_`.
+    fn file_stem(self) -> &'static str {
+        match self {
+            Kernel::HopperWs => "sm90ws",
+            other => other.dir(),
+        }
+    }
+
+    /// Its traits template and launcher function.
+    fn traits_and_launcher(self) -> (&'static str, &'static str) {
+        match self {
+            Kernel::HopperWs => ("WsTraits", "launch_ws"),
+            _ => ("FwdTraits", "launch_fwd"),
         }
     }
 
@@ -51,6 +79,7 @@ impl Kernel {
         match self {
             Kernel::Portable => "FLASHATTN_SM80_CONFIG",
             Kernel::Hopper => "FLASHATTN_SM90_CONFIG",
+            Kernel::HopperWs => "FLASHATTN_SM90_WS_CONFIG",
         }
     }
 }
@@ -71,6 +100,15 @@ trait Config {
     /// Whether the tile has a dense kernel of its own (else dense calls run its general one).
     fn dense_variant(&self) -> bool {
         true
+    }
+    /// Whether the tile's general kernel is instantiated (else its registry entry names
+    /// another tile's).
+    fn general_variant(&self) -> bool {
+        true
+    }
+    /// The configuration whose kernels take the calls this one leaves (by name, for `dtype`).
+    fn fallback(&self, _dtype: &Dtype) -> Option<String> {
+        None
     }
 }
 
@@ -142,24 +180,93 @@ impl Config for HopperTile {
     }
 }
 
-/// A configuration's two appearances in the generated C++: its traits type (instantiated in
-/// its file) and its registry entry, whose macro rebuilds that type from the entry's
-/// arguments. Both come from one argument list, so their parameter order cannot drift apart.
-fn traits_and_entry<C: Config>(tile: &C, dtype: &Dtype, id: usize) -> (String, String) {
+impl Config for WsTile {
+    const KERNEL: Kernel = Kernel::HopperWs;
+
+    fn head_dim(&self) -> u32 {
+        self.head_dim
+    }
+
+    fn template_args(&self) -> Vec<u32> {
+        vec![self.block_n, self.stages]
+    }
+
+    fn name_suffix(&self) -> String {
+        format!("m128n{}w12s{}ws", self.block_n, self.stages)
+    }
+
+    fn registry_tail(&self) -> String {
+        String::new()
+    }
+
+    // The score-modifier and general calls run on the fallback tile's kernels.
+    fn score_mods(&self) -> bool {
+        false
+    }
+
+    fn general_variant(&self) -> bool {
+        false
+    }
+
+    fn fallback(&self, dtype: &Dtype) -> Option<String> {
+        Some(format!(
+            "sm90_{}_d{}_m128n{}w8s2",
+            dtype.name, self.head_dim, self.block_n
+        ))
+    }
+}
+
+/// The warp-specialized tiles hand every non-dense call to the two-warpgroup tile of the same
+/// head dim and key width with two stages (cuda-src/sm90/traits.cuh, `WsTraits::Fallback`),
+/// which must therefore be compiled with its score-modifier kernel.
+fn check_ws_fallbacks() {
+    for ws in SM90_WS_TILES {
+        let found = SM90_TILES.iter().any(|t| {
+            t.head_dim == ws.head_dim
+                && t.block_n == ws.block_n
+                && t.warpgroups == 2
+                && t.stages == 2
+                && t.score_mods
+        });
+        assert!(
+            found,
+            "cuda-src/tiles.rs: the warp-specialized tile d{} n{} needs hopper_tile({}, {}, 2, 2) \
+             with its score-modifier kernel in SM90_TILES (its fallback)",
+            ws.head_dim, ws.block_n, ws.head_dim, ws.block_n
+        );
+    }
+}
+
+/// A configuration's name and its two appearances in the generated C++: its traits type
+/// (instantiated in its file) and its registry entry, whose macro rebuilds that type from the
+/// entry's arguments. Both come from one argument list, so their parameter order cannot drift
+/// apart. `fallback`: the registry id of the configuration that takes the calls this one
+/// leaves, the entry's last argument.
+fn traits_and_entry<C: Config>(
+    tile: &C,
+    dtype: &Dtype,
+    id: usize,
+    fallback: Option<usize>,
+) -> (String, String, String) {
     let hd = tile.head_dim();
     let args: Vec<String> = tile.template_args().iter().map(u32::to_string).collect();
     let args = args.join(", ");
     let (dir, suffix) = (C::KERNEL.dir(), tile.name_suffix());
     let name = format!("{dir}_{}_d{hd}_{suffix}", dtype.name);
-    let traits = format!("FwdTraits<{}, {hd}, {args}>", dtype.c_type);
+    let traits = format!(
+        "{}<{}, {hd}, {args}>",
+        C::KERNEL.traits_and_launcher().0,
+        dtype.c_type
+    );
+    let fallback = fallback.map(|f| format!(", {f}")).unwrap_or_default();
     let entry = format!(
-        "{}({id}, {}, {}, {hd}, {args}, \"{name}\"{})",
+        "{}({id}, {}, {}, {hd}, {args}, \"{name}\"{}{fallback})",
         C::KERNEL.registry_macro(),
         dtype.c_enum,
         dtype.c_type,
         tile.registry_tail()
     );
-    (traits, entry)
+    (name, traits, entry)
 }
 
 /// Collects the registry while the instantiation files are written.
@@ -168,6 +275,8 @@ struct Generator<'a> {
     registry: String,
     /// The registry id of the next entry: its index in the registry.
     next_id: usize,
+    /// Every entry written so far, by name.
+    ids: HashMap<String, usize>,
     files: Vec<(Kernel, PathBuf)>,
 }
 
@@ -179,9 +288,21 @@ impl Generator<'_> {
             for &hd in head_dims {
                 let mut traits = Vec::new();
                 for tile in tiles.iter().filter(|t| t.head_dim() == hd) {
-                    let (t, entry) = traits_and_entry(tile, dtype, self.next_id);
+                    let fallback = tile.fallback(dtype).map(|name| {
+                        *self.ids.get(&name).unwrap_or_else(|| {
+                            panic!("fallback configuration {name} is not compiled")
+                        })
+                    });
+                    let (name, t, entry) = traits_and_entry(tile, dtype, self.next_id, fallback);
+                    self.ids.insert(name, self.next_id);
                     self.next_id += 1;
-                    traits.push((t, tile.dense_variant(), tile.score_mods()));
+                    traits.push(Variants {
+                        traits: t,
+                        launcher_tail: fallback.map(|f| format!(", {f}")).unwrap_or_default(),
+                        dense: tile.dense_variant(),
+                        general: tile.general_variant(),
+                        score_mods: tile.score_mods(),
+                    });
                     writeln!(self.registry, "{entry}").unwrap();
                 }
                 if !traits.is_empty() {
@@ -213,11 +334,14 @@ pub fn generate_sources(
         gen_dir,
         registry,
         next_id: 0,
+        ids: HashMap::new(),
         files: Vec::new(),
     };
     generator.kernel(SM80_TILES, dtypes, head_dims);
     if with_hopper {
+        check_ws_fallbacks();
         generator.kernel(SM90_TILES, dtypes, head_dims);
+        generator.kernel(SM90_WS_TILES, dtypes, head_dims);
     }
     write_if_changed(&gen_dir.join("flashattn_configs.inc"), &generator.registry);
     let mut files = generator.files;
@@ -225,39 +349,56 @@ pub fn generate_sources(
     files
 }
 
+/// One configuration's traits type and which of its variants (cuda-src/common/features.cuh) get
+/// instantiated.
+struct Variants {
+    traits: String,
+    /// Launcher template arguments after the variant (the fallback's id, for the
+    /// warp-specialized kernel).
+    launcher_tail: String,
+    dense: bool,
+    general: bool,
+    score_mods: bool,
+}
+
 /// Write the instantiation file of `kernel` for (dtype, head dim): per traits type, explicit
-/// instantiations of its general launcher, of its dense one unless the tile runs dense calls on
-/// the general kernel, and of its score-modifier one where the flag is set
-/// (cuda-src/common/features.cuh).
+/// instantiations of the launchers of its compiled variants.
 fn write_unit(
     gen_dir: &Path,
     kernel: Kernel,
     dtype: &Dtype,
     hd: u32,
-    traits: &[(String, bool, bool)],
+    configs: &[Variants],
 ) -> PathBuf {
-    let dir = kernel.dir();
+    let (dir, header) = (kernel.dir(), kernel.header());
+    let launcher = kernel.traits_and_launcher().1;
     let mut unit = format!(
-        "// Generated by crates/flashattn-sys/build/codegen.rs: {dir} kernels for {} head_dim {hd}.\n\
-         #include \"{dir}/fwd_kernel.cuh\"\n\nnamespace flashattn::{dir} {{\n",
+        "// Generated by crates/flashattn-sys/build/codegen.rs: {} kernels for {} head_dim {hd}.\n\
+         #include \"{header}\"\n\nnamespace flashattn::{dir} {{\n",
+        kernel.file_stem(),
         dtype.name
     );
-    for (t, dense, score_mods) in traits {
+    for c in configs {
         let variants = [
-            ("kDense", *dense),
-            ("kGeneral", true),
-            ("kScoreMod", *score_mods),
+            ("kDense", c.dense),
+            ("kGeneral", c.general),
+            ("kScoreMod", c.score_mods),
         ];
         for (variant, _) in variants.iter().filter(|(_, compiled)| *compiled) {
             writeln!(
                 unit,
-                "template FlashAttnStatus launch_fwd<{t}, Variant::{variant}>(FlashAttnFwdParams *, cudaStream_t);"
+                "template FlashAttnStatus {launcher}<{}, Variant::{variant}{}>(FlashAttnFwdParams *, cudaStream_t);",
+                c.traits, c.launcher_tail
             )
             .unwrap();
         }
     }
     writeln!(unit, "}}  // namespace flashattn::{dir}").unwrap();
-    let path = gen_dir.join(format!("fwd_{dir}_{}_d{hd}.cu", dtype.name));
+    let path = gen_dir.join(format!(
+        "fwd_{}_{}_d{hd}.cu",
+        kernel.file_stem(),
+        dtype.name
+    ));
     write_if_changed(&path, &unit);
     path
 }

@@ -61,7 +61,7 @@ impl Builds {
     pub fn of(&self, kernel: Kernel) -> &cc::Build {
         match kernel {
             Kernel::Portable => &self.portable,
-            Kernel::Hopper => &self.hopper,
+            Kernel::Hopper | Kernel::HopperWs => &self.hopper,
         }
     }
 

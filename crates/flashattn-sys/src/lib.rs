@@ -77,12 +77,18 @@ mod tests {
             let st = unsafe { flashattn_fwd_config(id, &mut c) };
             assert_eq!(st, FlashAttnStatus::FLASHATTN_STATUS_SUCCESS);
             assert_eq!(c.id, id);
-            assert_eq!(c.warps % c.kv_splits, 0);
-            assert_eq!(c.block_m % (16 * c.warps / c.kv_splits), 0);
             assert!(c.smem_bytes > 0 && c.smem_bytes <= 227 * 1024);
             let name = unsafe { std::ffi::CStr::from_ptr(c.name) }
                 .to_str()
                 .unwrap();
+            // The warp-specialized kernel's producer warpgroup computes no rows.
+            let row_warps = if name.ends_with("ws") {
+                c.warps - 4
+            } else {
+                c.warps
+            };
+            assert_eq!(row_warps % c.kv_splits, 0);
+            assert_eq!(c.block_m % (16 * row_warps / c.kv_splits), 0, "{name}");
             assert!(
                 name.starts_with("sm80_") || name.starts_with("sm90_"),
                 "{name}"

@@ -46,6 +46,14 @@ impl KernelConfig {
     pub fn runs_on(&self, cc: u32) -> bool {
         (self.min_compute_capability..=self.max_compute_capability).contains(&cc)
     }
+
+    /// Whether this is a configuration of the warp-specialized Hopper kernel
+    /// (cuda-src/sm90/ws_kernel.cuh: a TMA producer warpgroup and two consumer warpgroups), whose
+    /// names end in `ws`. Its dense calls run that kernel; its other calls run its fallback
+    /// tile's kernels (cuda-src/tiles.rs, `SM90_WS_TILES`).
+    pub fn warp_specialized(&self) -> bool {
+        self.name.ends_with("ws")
+    }
 }
 
 /// Every configuration this build compiled, in id order.

@@ -5,7 +5,7 @@ use std::ffi::CStr;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use flashattn_sys as sys;
 
-use crate::config::{KernelConfig, candidates};
+use crate::config::{KernelConfig, candidates, kernel_configs};
 use crate::device::DeviceFacts;
 use crate::error::{Error, Result};
 use crate::problem::{
@@ -67,7 +67,8 @@ impl HeadVectors<'static, CudaSlice<f32>, CudaSlice<f32>> {
 /// What a successful launch ran.
 #[derive(Clone, Debug)]
 pub struct LaunchInfo {
-    /// The kernel configuration that was launched.
+    /// The kernel configuration that was launched: the chosen one, or the fallback tile a
+    /// warp-specialized configuration handed the call to ([`KernelConfig::warp_specialized`]).
     pub config: &'static KernelConfig,
 }
 
@@ -264,7 +265,16 @@ pub(crate) unsafe fn launch_raw(
     // SAFETY: `p` is fully initialised and validated; the caller vouches for the pointers.
     let status = unsafe { sys::flashattn_fwd(&mut p, stream.cu_stream() as *mut std::ffi::c_void) };
     status_to_result(status, &p, params, t.q.dtype)?;
-    Ok(LaunchInfo { config })
+    // A warp-specialized configuration hands a call its tensor maps cannot describe to its
+    // fallback tile and reports that one (cuda-src/sm90/ws_kernel.cuh).
+    let ran = match u32::try_from(p.config_used) {
+        Ok(id) if id != config.id => kernel_configs()
+            .iter()
+            .find(|c| c.id == id)
+            .unwrap_or(config),
+        _ => config,
+    };
+    Ok(LaunchInfo { config: ran })
 }
 
 /// Everything a launch does on the host before the FFI call: validation, the kernel choice
@@ -516,11 +526,12 @@ fn no_config_error(params: &AttentionParams, dtype: DType, device: &DeviceFacts)
 
 /// The built-in rule: the largest query tile that still gives every SM work (about two CTAs
 /// per SM), because a half-empty GPU costs more than the smaller tile's extra K/V reads. Among
-/// tiles of that height, 4-warp two-stage tiles first, 128 keys wide up to head dim 64 and 64
-/// above (FlashAttention-2's tile widths for these head dims). When no plain tile fills the GPU, the split-KV tiles count
-/// each warp group's key walk as a unit of parallel work and the one closest to two units per
-/// SM wins, taller tiles first (less K/V traffic per query row). One-warp tiles are never
-/// chosen automatically.
+/// tiles of that height, the warp-specialized Hopper kernel first (1.2-1.5x the two-warpgroup
+/// tile of the same shape on the lent H100 at S = 512-8192), then 4-warp two-stage tiles, 128
+/// keys wide up to head dim 64 and 64 above (FlashAttention-2's tile widths for these head
+/// dims). When no plain tile fills the GPU, the split-KV tiles count each warp group's key walk
+/// as a unit of parallel work and the one closest to two units per SM wins, taller tiles first
+/// (less K/V traffic per query row). One-warp tiles are never chosen automatically.
 pub(crate) fn auto_config(
     params: &AttentionParams,
     dtype: DType,
@@ -560,7 +571,7 @@ pub(crate) fn auto_config(
     let plain = || pool().filter(|c| c.kv_splits == 1);
     if let Some(c) = plain()
         .filter(|c| ctas(c) >= target)
-        .max_by_key(|c| (c.block_m, preference(c)))
+        .max_by_key(|c| (c.block_m, c.warp_specialized(), preference(c)))
     {
         return Some(c);
     }

@@ -407,8 +407,10 @@ fn compiled_configs_are_listed() {
     assert!(!configs.is_empty());
     for c in configs {
         assert!(flashattn::compiled_head_dims(c.dtype).contains(&c.head_dim));
-        assert_eq!(c.warps % c.kv_splits, 0);
-        assert_eq!(c.block_m % (16 * c.warps / c.kv_splits), 0);
+        // The warp-specialized kernel's producer warpgroup computes no rows.
+        let row_warps = c.warps - if c.warp_specialized() { 4 } else { 0 };
+        assert_eq!(row_warps % c.kv_splits, 0);
+        assert_eq!(c.block_m % (16 * row_warps / c.kv_splits), 0, "{}", c.name);
     }
 }
 
@@ -529,9 +531,11 @@ fn dense_and_general_variants_give_the_same_bits() {
             .collect()
     };
     let mut compared = 0;
+    // A warp-specialized configuration's dense and general calls run different kernels (its
+    // own and its fallback tile's); the test below covers it.
     for config in flashattn::kernel_configs()
         .iter()
-        .filter(|c| c.dtype == DType::F16 && facts.can_run(c))
+        .filter(|c| c.dtype == DType::F16 && facts.can_run(c) && !c.warp_specialized())
     {
         let d = config.head_dim;
         let q = stream.clone_htod(&draw(batch * sq * heads * d)).unwrap();
@@ -578,6 +582,99 @@ fn dense_and_general_variants_give_the_same_bits() {
     }
     println!("variants: dense and general agree on {compared} (configuration, causal) pairs");
     assert!(compared > 0, "no f16 configuration runs here");
+}
+
+/// A warp-specialized configuration runs its own kernel on tensors a TMA tensor map describes
+/// and hands the call to its fallback tile when one cannot (here K and V shared by both batches:
+/// batch stride 0); `LaunchInfo` names the kernel that ran, and the fallback's answer is the one
+/// the fallback configuration gives when named directly, bit for bit. (The GPU grid and the
+/// fuzzer check the warp-specialized kernel itself against the reference.)
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn warp_specialized_configs_report_the_kernel_that_ran() {
+    use half::f16;
+    use rand::{Rng, SeedableRng};
+    let ctx = flashattn::open_device(0).expect("a CUDA GPU");
+    let stream = ctx.default_stream();
+    let facts = flashattn::device_facts(&ctx).unwrap();
+    let (batch, sq, sk, heads) = (2, 300, 239, 2);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    let mut draw = |n: usize| -> Vec<f16> {
+        (0..n)
+            .map(|_| f16::from_f32(rng.random_range(-2.0..2.0)))
+            .collect()
+    };
+    let mut checked = 0;
+    for ws in flashattn::kernel_configs()
+        .iter()
+        .filter(|c| c.dtype == DType::F16 && c.warp_specialized() && facts.can_run(c))
+    {
+        let d = ws.head_dim;
+        let q = stream.clone_htod(&draw(batch * sq * heads * d)).unwrap();
+        let k = stream.clone_htod(&draw(batch * sk * heads * d)).unwrap();
+        let v = stream.clone_htod(&draw(batch * sk * heads * d)).unwrap();
+        let p = |kernel| AttentionParams {
+            causal: true,
+            kernel,
+            ..AttentionParams::new(batch, sq, sk, heads, d)
+        };
+        let mut o = stream.alloc_zeros::<f16>(batch * sq * heads * d).unwrap();
+        let info = forward_bshd(
+            &stream,
+            &p(flashattn::KernelChoice::Id(ws.id)),
+            [&q, &k, &v],
+            &mut o,
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            info.config.id, ws.id,
+            "{}: fell back on BSHD tensors",
+            ws.name
+        );
+
+        // K and V of batch 0 serve both batches.
+        let q_s = Strides::bshd(sq, heads, d);
+        let shared = Strides {
+            batch: 0,
+            ..Strides::bshd(sk, heads, d)
+        };
+        let mut run = |kernel| {
+            let mut o = stream.alloc_zeros::<f16>(batch * sq * heads * d).unwrap();
+            let info = flashattn::forward(
+                &stream,
+                &p(kernel),
+                flashattn::Tensor::new(&q, q_s),
+                flashattn::Tensor::new(&k, shared),
+                flashattn::Tensor::new(&v, shared),
+                flashattn::TensorMut::new(&mut o, q_s),
+                None,
+            )
+            .unwrap();
+            (info.config, stream.clone_dtoh(&o).unwrap())
+        };
+        let (ran, o_ws) = run(flashattn::KernelChoice::Id(ws.id));
+        assert!(
+            !ran.warp_specialized() && ran.head_dim == d,
+            "{}: batch stride 0 ran {}",
+            ws.name,
+            ran.name
+        );
+        let (named, o_fallback) = run(flashattn::KernelChoice::Id(ran.id));
+        assert_eq!(named.id, ran.id);
+        assert!(o_ws.iter().all(|x| x.is_finite()), "{}", ws.name);
+        assert!(
+            o_ws == o_fallback,
+            "{}: the fallback's bits differ",
+            ws.name
+        );
+        checked += 1;
+    }
+    println!("warp-specialized: {checked} configurations ran their kernel and their fallback");
+    assert!(
+        checked > 0 || facts.compute_capability != 90,
+        "no warp-specialized configuration runs on this sm_90 device"
+    );
 }
 
 fn merge_state(ptr: u64, lse: u64) -> flashattn::RawState {

@@ -1,0 +1,131 @@
+// The Hopper asynchronous-copy machinery of the warp-specialized kernel: tensor maps (built on
+// the host), TMA tile loads into the 128-byte swizzle layout, the shared-memory barriers
+// (mbarrier) that count their bytes in, and warpgroup register reallocation.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cudaTypedefs.h>
+#include <stdint.h>
+
+#include "flashattn.h"
+
+namespace flashattn::sm90 {
+
+// ---------------------------------------------------------------------------------------------
+// Host: tensor maps.
+
+// cuTensorMapEncodeTiled is a driver function; the project links the static runtime, not
+// libcuda, so the runtime hands out the driver's entry point (looked up once per process).
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+    static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+        void *fn = nullptr;
+        cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) !=
+                cudaSuccess ||
+            found != cudaDriverEntryPointSuccess)
+            fn = nullptr;
+        (void)cudaGetLastError();
+        return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+    }();
+    return encode;
+}
+
+// A [batch, rows, heads, head_dim] tensor of 2-byte elements (element strides, head_dim
+// contiguous) as a 4-D tensor map whose box is `box_rows` rows of one head and 64 columns (one
+// 128-byte swizzle atom): a load lands exactly in the layout wgmma.cuh describes, and rows past
+// `rows` arrive as zeros. Returns false where TMA cannot express the tensor (a zero or huge
+// stride over a dimension longer than one, no driver entry point); the caller then takes
+// another kernel.
+inline bool encode_bshd_map(CUtensorMap *map, FlashAttnDtype dtype, const void *base, int batch, int rows, int heads,
+                            int head_dim, int64_t batch_stride, int64_t row_stride, int64_t head_stride,
+                            int box_rows) {
+    const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
+    if (!encode) return false;
+    const cuuint64_t dims[4] = {static_cast<cuuint64_t>(head_dim), static_cast<cuuint64_t>(rows),
+                                static_cast<cuuint64_t>(heads), static_cast<cuuint64_t>(batch)};
+    // The strides of dimensions 1-3 in bytes. A dimension of extent one is never stepped, so its
+    // stride only has to be legal (a positive multiple of 16 below 2^40).
+    const int64_t element_strides[3] = {row_stride, head_stride, batch_stride};
+    cuuint64_t strides[3];
+    for (int i = 0; i < 3; ++i) {
+        const int64_t bytes = element_strides[i] * 2;
+        if (dims[i + 1] == 1) {
+            strides[i] = 16;
+        } else {
+            if (bytes <= 0 || bytes % 16 != 0 || bytes >= (int64_t{1} << 40)) return false;
+            strides[i] = static_cast<cuuint64_t>(bytes);
+        }
+    }
+    const cuuint32_t box[4] = {64, static_cast<cuuint32_t>(box_rows), 1, 1};
+    const cuuint32_t unit[4] = {1, 1, 1, 1};
+    const CUtensorMapDataType type =
+        dtype == FLASHATTN_DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    return encode(map, type, 4, const_cast<void *>(base), dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Device: barriers, loads, registers.
+
+// Shared-memory barriers (mbarrier, 8 bytes at a shared address): a phase completes when `count`
+// threads have arrived and every byte announced with arrive_expect_tx has landed; waiters name
+// the phase by its parity.
+__device__ __forceinline__ void barrier_init(uint32_t bar, int count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+// Makes the initialised barriers visible to the async proxy (TMA) before any copy names them.
+__device__ __forceinline__ void fence_barrier_init() {
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+__device__ __forceinline__ void barrier_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void barrier_arrive(uint32_t bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void barrier_wait(uint32_t bar, uint32_t parity) {
+    asm volatile(
+        "{\n.reg .pred done;\n"
+        "WAIT_%=:\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+        "@!done bra WAIT_%=;\n}\n" ::"r"(bar),
+        "r"(parity)
+        : "memory");
+}
+
+// One box of a 4-D tensor map into shared memory; the barrier counts its bytes.
+__device__ __forceinline__ void tma_load_4d(uint32_t dst, const CUtensorMap *map, uint32_t bar, int c0, int c1, int c2,
+                                            int c3) {
+    asm volatile(
+        "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, "
+        "%5}], [%6];\n" ::"r"(dst),
+        "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
+        : "memory");
+}
+
+__device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap *map) {
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+
+// Hand registers between warpgroups: the producer gives back what it does not need, the
+// consumers take it (every warp of a warpgroup executes the same one).
+template <int kRegs>
+__device__ __forceinline__ void warpgroup_release_registers() {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+template <int kRegs>
+__device__ __forceinline__ void warpgroup_claim_registers() {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+
+// A barrier among `threads` threads of the CTA (a multiple of 32), id 1-15 (0 is __syncthreads).
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+}  // namespace flashattn::sm90

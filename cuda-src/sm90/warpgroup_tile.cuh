@@ -1,0 +1,232 @@
+// One warpgroup's share of a Hopper forward tile: 64 query rows, their O accumulator and online
+// softmax state, and the steps of one key tile (S = Q K^T, mask and rescale, P, O += P V) plus
+// the finish into shared memory. Both sm_90a kernels run these steps; they differ only in how
+// Q, K and V reach shared memory (cp.async by every thread in fwd_kernel.cuh, TMA from a
+// producer warpgroup in ws_kernel.cuh) and in how they order the steps around those arrivals.
+//
+// Traits supply Element, kHeadDim, kBlockM (rows of the CTA's Q tile), kBlockN, kAtoms,
+// kQKSteps and kPVSteps; tiles are in the 128-byte swizzle layout of wgmma.cuh.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <math_constants.h>
+
+#include <type_traits>
+
+#include "common/mask.cuh"
+#include "common/tile_work.cuh"
+#include "sm80/primitives.cuh"
+#include "sm90/wgmma.cuh"
+
+namespace flashattn::sm90 {
+
+template <typename Traits, typename F>
+struct WarpgroupTile {
+    using Element = typename Traits::Element;
+    using Pack = sm80::Mma<Element>;
+    using Mod = ScoreMod<Element, F::kScoreMod>;
+    static constexpr int kBlockM = Traits::kBlockM;
+    static constexpr int kBlockN = Traits::kBlockN;
+    static constexpr int kAtoms = Traits::kAtoms;
+    static constexpr int kNTiles = kBlockN / 8;  // n8 column tiles of S
+    // 64-column atoms per P.V wgmma: up to head dim 128 one wgmma covers every column of O
+    // (N = head dim); wider heads take 128 columns at a time.
+    static constexpr int kPVAtoms = kAtoms > 2 ? 2 : kAtoms;
+
+    using Scores = float[kNTiles][4];
+    using PFrag = uint32_t[Traits::kPVSteps][4];
+
+    // Where a row's exponentials are taken from, decided once per key tile.
+    struct RowOffsets {
+        float m_use[2];
+        float alpha[2];  // old max over new, as a factor: what O and the row sums are rescaled by
+        bool fused_exp;
+    };
+
+    const int warpgroup;  // which 64 rows of the CTA's Q tile
+    const int warp_row0;  // first of this warp's 16 rows within the Q tile
+    const int t;          // lane % 4: this lane's column pair in each n8 tile
+    const RowMask<8> mask;
+    const Mod mod;
+    // scale * log2(e) on raw scores, or softcap * log2(e) on tanh-capped ones.
+    const float scale_log2;
+    float acc_o[kAtoms][8][4];
+    // This thread's rows are g and g + 8 of its warp's slice; sums are partial (its columns)
+    // until the finish.
+    float row_max[2];
+    float row_sum[2];
+
+    template <typename Work>
+    __device__ __forceinline__ WarpgroupTile(const FlashAttnFwdParams &p, const Work &work, int warpgroup_, int warp,
+                                             int lane)
+        : warpgroup(warpgroup_),
+          warp_row0(warpgroup_ * 64 + warp * 16),
+          t(lane % 4),
+          mask(p, work.keys, warp_row0 + lane / 4),
+          mod(p, work.len, work.head, work.row_begin + warp_row0 + lane / 4),
+          scale_log2(mod.exp_factor(p)) {
+#pragma unroll
+        for (int a = 0; a < kAtoms; ++a)
+#pragma unroll
+            for (int nt = 0; nt < 8; ++nt)
+#pragma unroll
+                for (int i = 0; i < 4; ++i) acc_o[a][nt][i] = 0.f;
+        row_max[0] = row_max[1] = -CUDART_INF_F;
+        row_sum[0] = row_sum[1] = 0.f;
+    }
+
+    // S = Q K^T for the key tile at shared address k_tile: [64, kBlockN] for this warpgroup,
+    // both operands K-major; a k16 step is 32 bytes along the swizzled row, or the next atom.
+    __device__ __forceinline__ void issue_qk(Scores &acc_s, uint32_t q_tile, uint32_t k_tile) const {
+        wgmma_fence();
+#pragma unroll
+        for (int ks = 0; ks < Traits::kQKSteps; ++ks) {
+            const uint32_t q_addr =
+                q_tile + (ks / 4) * kBlockM * kAtomRowBytes + warpgroup * 64 * kAtomRowBytes + (ks % 4) * 32;
+            const uint32_t k_addr = k_tile + (ks / 4) * kBlockN * kAtomRowBytes + (ks % 4) * 32;
+            Wgmma<Element>::ss(acc_s, sw128_desc(q_addr, 16, kSwizzleBytes), sw128_desc(k_addr, 16, kSwizzleBytes),
+                               ks > 0);
+        }
+        wgmma_commit();
+    }
+
+    // The online softmax of the key tile starting at key0, exactly the portable kernel's
+    // arithmetic (see its comments on the fused exponent and the skipped rescale), in parts.
+    // update_max: score modifiers and mask, the new row max, and the row sums rescaled to it;
+    // rescale_o: O rescaled to it (O must not be in flight); rescale: both. to_p: the
+    // exponentials, their row sums and P packed as the A operand of P.V. A kernel may issue the
+    // next Q.K^T between rescale and to_p: ptxas serializes wgmmas (warning C7515) when a
+    // non-wgmma instruction writes an accumulator of a wgmma in the same pipeline stage, and
+    // the rescale writes P.V's accumulator.
+    __device__ __forceinline__ RowOffsets update_max(Scores &acc_s, const FlashAttnFwdParams &p, int key0) {
+        apply_score_mask<F::kWindow>(acc_s, p, mask, mod, 0, key0, t, kBlockN);
+        RowOffsets offsets;
+        bool offsets_small = true;
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            float m_new = row_max[r];
+#pragma unroll
+            for (int nt = 0; nt < kNTiles; ++nt) m_new = fmaxf(m_new, fmaxf(acc_s[nt][2 * r], acc_s[nt][2 * r + 1]));
+            m_new = fmaxf(m_new, __shfl_xor_sync(0xffffffff, m_new, 1));
+            m_new = fmaxf(m_new, __shfl_xor_sync(0xffffffff, m_new, 2));
+            offsets.m_use[r] = sm80::exponent_offset(m_new, scale_log2);
+            offsets.alpha[r] = sm80::exp2_from_offset(row_max[r], scale_log2, offsets.m_use[r]);
+            row_max[r] = m_new;
+            offsets_small = offsets_small && fabsf(offsets.m_use[r]) < sm80::kFusedExpLimit;
+        }
+#pragma unroll
+        for (int r = 0; r < 2; ++r) row_sum[r] *= offsets.alpha[r];
+        offsets.fused_exp = __all_sync(0xffffffff, offsets_small) != 0;
+        return offsets;
+    }
+    __device__ __forceinline__ void rescale_o(const RowOffsets &offsets) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            if (__any_sync(0xffffffff, offsets.alpha[r] != 1.f)) {
+#pragma unroll
+                for (int a = 0; a < kAtoms; ++a)
+#pragma unroll
+                    for (int nt = 0; nt < 8; ++nt) {
+                        acc_o[a][nt][2 * r] *= offsets.alpha[r];
+                        acc_o[a][nt][2 * r + 1] *= offsets.alpha[r];
+                    }
+            }
+        }
+    }
+    __device__ __forceinline__ RowOffsets rescale(Scores &acc_s, const FlashAttnFwdParams &p, int key0) {
+        const RowOffsets offsets = update_max(acc_s, p, key0);
+        rescale_o(offsets);
+        return offsets;
+    }
+
+    // S is only read here, never rewritten in place: with the next Q.K^T in flight, a write to
+    // any register that some wgmma uses as an accumulator inside its pipeline stage also
+    // triggers C7515.
+    __device__ __forceinline__ void to_p(const Scores &acc_s, const RowOffsets &offsets, PFrag &p_frag) {
+        auto exponentiate = [&](auto fused) {
+            constexpr bool kFused = decltype(fused)::value;
+            float partial[2] = {0.f, 0.f};
+#pragma unroll
+            for (int nt = 0; nt < kNTiles; ++nt) {
+                float e[4];
+#pragma unroll
+                for (int i = 0; i < 4; ++i)
+                    e[i] = sm80::exp2_from_offset<kFused>(acc_s[nt][i], scale_log2, offsets.m_use[i / 2]);
+                partial[0] += e[0] + e[1];
+                partial[1] += e[2] + e[3];
+                // Two adjacent n8 tiles of S, packed to 16 bits, are one k16 A fragment.
+                p_frag[nt / 2][(nt % 2) * 2] = Pack::pack(e[0], e[1]);
+                p_frag[nt / 2][(nt % 2) * 2 + 1] = Pack::pack(e[2], e[3]);
+            }
+            row_sum[0] += partial[0];
+            row_sum[1] += partial[1];
+        };
+        if (offsets.fused_exp)
+            exponentiate(std::true_type{});
+        else
+            exponentiate(std::false_type{});
+    }
+
+    // O += P V with P from registers and V (at shared address v_tile) as the MN-major B operand.
+    // The rescale and the packing must land before the fence (see hold); callers pin O. O's
+    // atoms are consecutive n8 tiles of one accumulator, and the descriptor's leading offset
+    // walks V's atoms.
+    __device__ __forceinline__ void issue_pv(PFrag &p_frag, uint32_t v_tile) {
+        hold(p_frag);
+        wgmma_fence();
+#pragma unroll
+        for (int a = 0; a < kAtoms; a += kPVAtoms)
+#pragma unroll
+            for (int kk = 0; kk < Traits::kPVSteps; ++kk) {
+                const uint32_t v_addr = v_tile + a * kBlockN * kAtomRowBytes + kk * 16 * kAtomRowBytes;
+                auto &o_cols = *reinterpret_cast<float(*)[kPVAtoms * 8][4]>(&acc_o[a]);
+                Wgmma<Element>::rs(o_cols, p_frag[kk], sw128_desc(v_addr, kBlockN * kAtomRowBytes, kSwizzleBytes));
+            }
+        wgmma_commit();
+    }
+
+    // Finish the row sums across the quad, write LSE, and store O normalised and packed into the
+    // Q-layout tile at o_tile (this warpgroup's rows only), for the caller to copy out in whole
+    // 16-byte chunks.
+    template <typename Work>
+    __device__ __forceinline__ void finish(const FlashAttnFwdParams &p, const Work &work, uint32_t o_tile, int g) {
+        const bool has_sink = work.has_sink(p);
+        const float sink = work.sink(p);
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            row_sum[r] += __shfl_xor_sync(0xffffffff, row_sum[r], 1);
+            row_sum[r] += __shfl_xor_sync(0xffffffff, row_sum[r], 2);
+            const RowFinish fin = finish_row(row_max[r], row_sum[r], scale_log2, mod.lse_factor(p), has_sink, sink);
+            const float inv = fin.inv;
+            const int local_row = warp_row0 + g + r * 8;
+            if (work.lse && t == 0 && local_row < work.rows_here) work.lse[local_row] = fin.lse();
+#pragma unroll
+            for (int a = 0; a < kAtoms; ++a)
+#pragma unroll
+                for (int nt = 0; nt < 8; ++nt) {
+                    const uint32_t packed = Pack::pack(acc_o[a][nt][2 * r] * inv, acc_o[a][nt][2 * r + 1] * inv);
+                    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(o_tile + sw128_offset(kBlockM, local_row, a * 8 + nt) +
+                                                                    4 * t),
+                                 "r"(packed));
+                }
+        }
+    }
+};
+
+// Copy rows [row_first, row_end) of an O tile staged in shared memory (Q layout, kBlockM rows) to
+// global memory in 16-byte chunks, from `threads` threads numbered from `thread`.
+template <typename Traits, typename Element>
+__device__ __forceinline__ void store_o_rows(uint32_t o_tile, Element *o, int64_t o_row_stride, int row_first,
+                                             int row_end, int thread, int threads) {
+    constexpr int kCPR = Traits::kChunksPerRow;
+    for (int i = row_first * kCPR + thread; i < row_end * kCPR; i += threads) {
+        const int row = i / kCPR, chunk = i % kCPR;
+        uint4 v;
+        asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                     : "r"(o_tile + sw128_offset(Traits::kBlockM, row, chunk)));
+        *reinterpret_cast<uint4 *>(o + row * o_row_stride + chunk * 8) = v;
+    }
+}
+
+}  // namespace flashattn::sm90

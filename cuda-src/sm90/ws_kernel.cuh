@@ -1,0 +1,216 @@
+// The warp-specialized Hopper forward kernel (sm_90a): the same per-warpgroup math as
+// fwd_kernel.cuh (warpgroup_tile.cuh), fed differently. A producer warpgroup hands its
+// registers to the two consumer warpgroups and one of its threads issues every copy: Q once, then
+// K and V of each key tile as TMA boxes into a ring of shared-memory buffers, each buffer's
+// arrival counted in bytes by a full barrier and its release by the consumers counted by an
+// empty barrier. No consumer thread issues a load or waits at a CTA-wide barrier in the key
+// loop, so the copies run ahead by the whole ring while both consumers compute.
+//
+// Dense calls only (one batch of equal lengths, causal or not, either alignment): tensor maps
+// describe [batch, seqlen, heads, head_dim] tensors. Everything else runs on the configuration's
+// fallback tile (traits.cuh, WsTraits::Fallback).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "common/tile_work.cuh"
+#include "sm80/primitives.cuh"
+#include "sm90/fwd_kernel.cuh"
+#include "sm90/tma.cuh"
+#include "sm90/traits.cuh"
+#include "sm90/warpgroup_tile.cuh"
+#include "sm90/wgmma.cuh"
+
+namespace flashattn::sm90 {
+
+// The kernel's argument: the call's params and the three tensor maps (which must sit in
+// parameter space, 64-byte aligned, for the TMA unit to read them).
+struct WsArgs {
+    FlashAttnFwdParams params;
+    CUtensorMap q;  // CUtensorMap is declared 64-byte aligned
+    CUtensorMap k;
+    CUtensorMap v;
+};
+
+// Named barriers 1 and 2: consumer 0's and consumer 1's turn at the tensor cores.
+constexpr int kTurnBarrier = 1;
+// Named barriers 3 and 4: a consumer's 128 threads before copying its O rows out.
+constexpr int kEpilogueBarrier = 3;
+
+template <typename Traits, Variant kVariant>
+__global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_constant__ WsArgs args) {
+    static_assert(kVariant == Variant::kDense, "the tensor maps describe one dense batch");
+    using Element = typename Traits::Element;
+    using F = Features<kVariant>;
+    using Tile = WarpgroupTile<Traits, F>;
+    constexpr int kBlockM = Traits::kBlockM;
+    constexpr int kBlockN = Traits::kBlockN;
+    constexpr int kStages = Traits::kStages;
+    constexpr int kAtoms = Traits::kAtoms;
+    const FlashAttnFwdParams &p = args.params;
+
+    extern __shared__ unsigned char smem_raw[];
+    const uint32_t smem_base = (sm80::smem_addr(smem_raw) + kSwizzleBytes - 1) & ~static_cast<uint32_t>(kSwizzleBytes - 1);
+    const uint32_t q_smem = smem_base;
+    auto k_smem = [&](int stage) { return smem_base + Traits::kQBytes + stage * 2 * Traits::kTileBytes; };
+    auto v_smem = [&](int stage) { return k_smem(stage) + Traits::kTileBytes; };
+    // Barriers: Q landed; per stage, K landed, V landed, and both read by every consumer warp.
+    const uint32_t barriers = smem_base + Traits::kQBytes + kStages * 2 * Traits::kTileBytes;
+    const uint32_t q_full = barriers;
+    auto k_full = [&](int stage) { return barriers + 8 * (1 + stage); };
+    auto v_full = [&](int stage) { return barriers + 8 * (1 + kStages + stage); };
+    auto kv_empty = [&](int stage) { return barriers + 8 * (1 + 2 * kStages + stage); };
+    // Tile i of the key loop sits in buffer i % kStages; its use of that buffer is the
+    // (i / kStages)-th, whose barrier phase has this parity.
+    auto parity = [](int i) { return static_cast<uint32_t>((i / kStages) & 1); };
+
+    const int3 coords = TileWork<Element, F>::tile_coords(p);
+    const TileWork<Element, F> work(p, kBlockM, coords);
+    if (work.finish_if_fully_masked<Traits::kChunksPerRow, Traits::kThreads>(p)) return;
+    // Key tiles from the last one down, as in fwd_kernel.cuh (masked tiles first).
+    const int n_block_max = work.keys.n_block_max(kBlockN);
+    const int n_blocks = n_block_max - work.keys.n_block_min(kBlockN);
+    auto key0 = [&](int i) { return (n_block_max - 1 - i) * kBlockN; };
+
+    if (threadIdx.x == 0) {
+        barrier_init(q_full, 1);
+        for (int s = 0; s < kStages; ++s) {
+            barrier_init(k_full(s), 1);
+            barrier_init(v_full(s), 1);
+            barrier_init(kv_empty(s), 4 * Traits::kConsumers);  // one arrival per consumer warp
+        }
+        fence_barrier_init();
+    }
+    __syncthreads();
+
+    const int warpgroup = threadIdx.x / 128;
+    if (warpgroup == 0) {
+        warpgroup_release_registers<Traits::kProducerRegs>();
+        if (threadIdx.x == 0) {
+            const int head = coords.y, batch = coords.z;
+            const int kv_head = head / (p.heads_q / p.heads_kv);
+            barrier_arrive_expect_tx(q_full, Traits::kQBytes);
+#pragma unroll
+            for (int a = 0; a < kAtoms; ++a)
+                tma_load_4d(q_smem + a * kBlockM * kAtomRowBytes, &args.q, q_full, a * 64, work.row_begin, head, batch);
+            for (int i = 0; i < n_blocks; ++i) {
+                const int stage = i % kStages;
+                if (i >= kStages) barrier_wait(kv_empty(stage), parity(i) ^ 1);
+                barrier_arrive_expect_tx(k_full(stage), Traits::kTileBytes);
+#pragma unroll
+                for (int a = 0; a < kAtoms; ++a)
+                    tma_load_4d(k_smem(stage) + a * kBlockN * kAtomRowBytes, &args.k, k_full(stage), a * 64, key0(i),
+                                kv_head, batch);
+                barrier_arrive_expect_tx(v_full(stage), Traits::kTileBytes);
+#pragma unroll
+                for (int a = 0; a < kAtoms; ++a)
+                    tma_load_4d(v_smem(stage) + a * kBlockN * kAtomRowBytes, &args.v, v_full(stage), a * 64, key0(i),
+                                kv_head, batch);
+            }
+        }
+        return;
+    }
+
+    warpgroup_claim_registers<Traits::kConsumerRegs>();
+    const int consumer = warpgroup - 1;
+    const int warp = (threadIdx.x / 32) % 4;
+    const int lane = threadIdx.x % 32;
+    Tile wg(p, work, consumer, warp, lane);
+    using Scores = typename Tile::Scores;
+    using PFrag = typename Tile::PFrag;
+    // A buffer is free again once every consumer warp's reads of it (K by a Q.K^T, V by a P.V)
+    // are complete.
+    auto release_stage = [&](int i, int lane_) {
+        __syncwarp();
+        if (lane_ == 0) barrier_arrive(kv_empty(i % kStages));
+    };
+
+    // The two consumers take turns at the tensor cores: in its turn a consumer issues Q.K^T of
+    // key tile j and P.V of tile j - 1, then lets the other one issue while it waits for S and
+    // runs tile j's softmax (FlashAttention-3's ping-pong). O is rescaled to tile j - 1's row
+    // max just before P.V of j - 1 accumulates into it. Turns alternate strictly: consumer 0's
+    // turn t waits for consumer 1's turn t - 1, consumer 1's turn t for consumer 0's turn t,
+    // and each named barrier sees as many arrivals as waits (the last turn hands nothing on).
+    const int turns = n_blocks + 1;  // n_blocks Q.K^T turns, then the last P.V
+    auto begin_turn = [&](int turn) {
+        if (consumer == 1 || turn > 0) named_barrier_sync(kTurnBarrier + consumer, 256);
+    };
+    auto end_turn = [&](int turn) {
+        if (consumer == 0 || turn + 1 < turns) named_barrier_arrive(kTurnBarrier + (consumer ^ 1), 256);
+    };
+    Scores acc_s;
+    PFrag p_frag;
+    barrier_wait(q_full, 0);
+    // Tile 0: its Q.K^T alone.
+    barrier_wait(k_full(0), 0);
+    begin_turn(0);
+    wg.issue_qk(acc_s, q_smem, k_smem(0));
+    end_turn(0);
+    wgmma_wait<0>();
+    hold(acc_s);
+    typename Tile::RowOffsets offsets = wg.update_max(acc_s, p, key0(0));
+    wg.to_p(acc_s, offsets, p_frag);
+    for (int iter = 1; iter < n_blocks; ++iter) {
+        const int stage = iter % kStages;
+        const int prev = (iter - 1) % kStages;
+        barrier_wait(k_full(stage), parity(iter));
+        begin_turn(iter);
+        wg.issue_qk(acc_s, q_smem, k_smem(stage));
+        wg.rescale_o(offsets);
+        hold(wg.acc_o);
+        barrier_wait(v_full(prev), parity(iter - 1));
+        wg.issue_pv(p_frag, v_smem(prev));
+        end_turn(iter);
+        wgmma_wait<1>();  // S; P.V of the previous tile may still run
+        hold(acc_s);
+        offsets = wg.update_max(acc_s, p, key0(iter));
+        wgmma_wait<0>();
+        hold(wg.acc_o);
+        hold(p_frag);
+        release_stage(iter - 1, lane);
+        wg.to_p(acc_s, offsets, p_frag);
+    }
+    begin_turn(n_blocks);
+    wg.rescale_o(offsets);
+    hold(wg.acc_o);
+    barrier_wait(v_full((n_blocks - 1) % kStages), parity(n_blocks - 1));
+    wg.issue_pv(p_frag, v_smem((n_blocks - 1) % kStages));
+    end_turn(n_blocks);
+    wgmma_wait<0>();
+    hold(wg.acc_o);
+
+    // Epilogue: each consumer stages its own 64 rows of O in its own rows of the Q buffer (which
+    // only its Q.K^T read) and copies them out; the other consumer may still be computing.
+    wg.finish(p, work, q_smem, lane / 4);
+    named_barrier_sync(kEpilogueBarrier + consumer, 128);
+    const int row_first = consumer * 64;
+    store_o_rows<Traits>(q_smem, work.o, p.o_row_stride, row_first, min(row_first + 64, work.rows_here),
+                         threadIdx.x - 128 * warpgroup, 128);
+}
+
+// Builds the tensor maps and launches; a call whose tensors no tensor map describes (a zero or
+// odd stride, no driver entry point) runs the fallback tile's general kernel instead and reports
+// that configuration, kFallbackId, in params->config_used.
+template <typename Traits, Variant kVariant, int kFallbackId>
+FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
+    static_assert(kVariant == Variant::kDense, "ws tiles compile their dense kernel only");
+    static SmemOptIns opted_in{0};
+    WsArgs args;
+    args.params = *params;
+    const FlashAttnFwdParams &p = *params;
+    const bool mapped =
+        encode_bshd_map(&args.q, p.dtype, p.q, p.batch, p.seqlen_q, p.heads_q, Traits::kHeadDim, p.q_batch_stride,
+                        p.q_row_stride, p.q_head_stride, Traits::kBlockM) &&
+        encode_bshd_map(&args.k, p.dtype, p.k, p.batch, p.seqlen_k, p.heads_kv, Traits::kHeadDim, p.k_batch_stride,
+                        p.k_row_stride, p.k_head_stride, Traits::kBlockN) &&
+        encode_bshd_map(&args.v, p.dtype, p.v, p.batch, p.seqlen_k, p.heads_kv, Traits::kHeadDim, p.v_batch_stride,
+                        p.v_row_stride, p.v_head_stride, Traits::kBlockN);
+    if (!mapped) {
+        params->config_used = kFallbackId;
+        return launch_fwd<typename Traits::Fallback, Variant::kGeneral>(params, stream);
+    }
+    return launch_tiles(ws_kernel<Traits, kVariant>, Traits::kBlockM, Traits::kThreads, Traits::kSmemLaunchBytes,
+                        params, stream, opted_in, args);
+}
+
+}  // namespace flashattn::sm90
