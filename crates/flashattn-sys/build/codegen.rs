@@ -106,8 +106,9 @@ trait Config {
     fn general_variant(&self) -> bool {
         true
     }
-    /// The configuration whose kernels take the calls this one leaves (by name, for `dtype`).
-    fn fallback(&self, _dtype: &Dtype) -> Option<String> {
+    /// The configuration whose kernels take the calls this one leaves (by name, for `dtype`),
+    /// and its traits type.
+    fn fallback(&self, _dtype: &Dtype) -> Option<(String, String)> {
         None
     }
 }
@@ -208,10 +209,11 @@ impl Config for WsTile {
         false
     }
 
-    fn fallback(&self, dtype: &Dtype) -> Option<String> {
-        Some(format!(
-            "sm90_{}_d{}_m128n{}w8s2",
-            dtype.name, self.head_dim, self.block_n
+    fn fallback(&self, dtype: &Dtype) -> Option<(String, String)> {
+        let (hd, n) = (self.head_dim, self.block_n);
+        Some((
+            format!("sm90_{}_d{hd}_m128n{n}w8s2", dtype.name),
+            format!("FwdTraits<{}, {hd}, {n}, 2, 2>", dtype.c_type),
         ))
     }
 }
@@ -288,7 +290,8 @@ impl Generator<'_> {
             for &hd in head_dims {
                 let mut traits = Vec::new();
                 for tile in tiles.iter().filter(|t| t.head_dim() == hd) {
-                    let fallback = tile.fallback(dtype).map(|name| {
+                    let fallback_traits = tile.fallback(dtype).map(|(_, traits)| traits);
+                    let fallback = tile.fallback(dtype).map(|(name, _)| {
                         *self.ids.get(&name).unwrap_or_else(|| {
                             panic!("fallback configuration {name} is not compiled")
                         })
@@ -299,6 +302,7 @@ impl Generator<'_> {
                     traits.push(Variants {
                         traits: t,
                         launcher_tail: fallback.map(|f| format!(", {f}")).unwrap_or_default(),
+                        fallback_traits,
                         dense: tile.dense_variant(),
                         general: tile.general_variant(),
                         score_mods: tile.score_mods(),
@@ -356,6 +360,9 @@ struct Variants {
     /// Launcher template arguments after the variant (the fallback's id, for the
     /// warp-specialized kernel).
     launcher_tail: String,
+    /// The traits type of the configuration whose general kernel this one's launcher calls,
+    /// which another file instantiates.
+    fallback_traits: Option<String>,
     dense: bool,
     general: bool,
     score_mods: bool,
@@ -379,6 +386,16 @@ fn write_unit(
         dtype.name
     );
     for c in configs {
+        // The fallback's kernel is compiled in its own file: declared here, not instantiated
+        // again (a second copy of a kernel in another module would also be registered under
+        // the same host function).
+        if let Some(fallback) = &c.fallback_traits {
+            writeln!(
+                unit,
+                "extern template FlashAttnStatus launch_fwd<{fallback}, Variant::kGeneral>(FlashAttnFwdParams *, cudaStream_t);"
+            )
+            .unwrap();
+        }
         let variants = [
             ("kDense", c.dense),
             ("kGeneral", c.general),
