@@ -215,7 +215,14 @@ const fn ws_tile(head_dim: u32, block_n: u32, stages: u32) -> WsTile {
 
 /// Every warp-specialized configuration. The K/V ring's depth is the lever: with the loads
 /// issued by a warpgroup that does nothing else, each extra buffer is one more key tile in
-/// flight. Measured on the lent H100 against two buffers (2026-11-25, dev harness, events):
-/// head dim 128 with three buffers 8-18% faster on the long shapes (four do not fit beside Q);
-/// head dim 64 with four buffers 15-18% faster, three within 2% of four.
-pub const SM90_WS_TILES: &[WsTile] = &[ws_tile(64, 128, 4), ws_tile(128, 128, 3)];
+/// flight. Measured on the lent H100 against two buffers (2026-11-25,
+/// docs/benchmarks/2026-11-25-h100-ws.md): head dim 128 with three buffers 4-20% faster at
+/// S = 512-8192 (four do not fit beside Q); head dim 64 with four buffers 8-17% faster at
+/// S >= 2048, three within 2% of four. Head dim 256 holds 128 O accumulators per thread, so
+/// 64 keys of S and two buffers (Q and a third would exceed shared memory): 3-9% over its
+/// fallback on the long shapes.
+pub const SM90_WS_TILES: &[WsTile] = &[
+    ws_tile(64, 128, 4),
+    ws_tile(128, 128, 3),
+    ws_tile(256, 64, 2),
+];

@@ -85,7 +85,7 @@ struct WsTraits {
     static constexpr int kQKSteps = kHeadDim / 16;
     static constexpr int kPVSteps = kBlockN / 16;
 
-    static_assert(kHeadDim == 64 || kHeadDim == 128, "P.V is one wgmma of N = head dim per k16 step");
+    static_assert(kHeadDim == 64 || kHeadDim == 128 || kHeadDim == 256, "the head dims with a fallback tile");
     static_assert(kBlockN == 64 || kBlockN == 128, "S is one m64n64 or m64n128 wgmma per k16 step");
     static_assert(kStages >= 2 && kStages <= 4, "a ring of two to four K/V buffers");
 
