@@ -639,7 +639,7 @@ fn warp_specialized_configs_report_the_kernel_that_ran() {
             batch: 0,
             ..Strides::bshd(sk, heads, d)
         };
-        let mut run = |kernel| {
+        let run = |kernel| {
             let mut o = stream.alloc_zeros::<f16>(batch * sq * heads * d).unwrap();
             let info = flashattn::forward(
                 &stream,
