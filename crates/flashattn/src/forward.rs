@@ -793,6 +793,19 @@ mod tests {
                 let c = auto_config(&big, dtype, &h100, false).unwrap();
                 assert_eq!(c.block_m, tallest, "{dtype} d{d}: {}", c.name);
                 assert!(c.warps > 1);
+                // Where this build has a warp-specialized tile of that height (90a built), it
+                // takes the large problem, with or without score modifiers (which its fallback
+                // tile runs); an sm_80 device never gets it.
+                let ws_here = candidates(dtype, d)
+                    .any(|c| c.warp_specialized() && c.block_m == tallest && h100.can_run(c));
+                assert_eq!(c.warp_specialized(), ws_here, "{dtype} d{d}: {}", c.name);
+                if ws_here {
+                    let mods = auto_config(&big, dtype, &h100, true).unwrap();
+                    assert!(mods.warp_specialized() && mods.score_mods, "{}", mods.name);
+                    let a100 = DeviceFacts::new("A100", 108, 80, 163 * 1024);
+                    let c = auto_config(&big, dtype, &a100, false).unwrap();
+                    assert!(!c.warp_specialized(), "{dtype} d{d} on sm_80: {}", c.name);
+                }
                 // A tiny problem: at least the parallelism of the plain tile with the most CTAs,
                 // counting split-KV groups, and still never one warp.
                 let small = AttentionParams::new(1, 512, 512, 8, d);
