@@ -105,10 +105,6 @@ __device__ __forceinline__ void tma_load_4d(uint32_t dst, const CUtensorMap *map
         : "memory");
 }
 
-__device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap *map) {
-    asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
-}
-
 // Hand registers between warpgroups: the producer gives back what it does not need, the
 // consumers take it (every warp of a warpgroup executes the same one).
 template <int kRegs>

@@ -14,7 +14,6 @@
 #include <type_traits>
 
 #include "common/mask.cuh"
-#include "common/tile_work.cuh"
 #include "sm80/primitives.cuh"
 #include "sm90/wgmma.cuh"
 

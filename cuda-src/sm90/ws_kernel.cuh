@@ -15,7 +15,9 @@
 
 #include "common/tile_work.cuh"
 #include "sm80/primitives.cuh"
-#include "sm90/fwd_kernel.cuh"
+// The fallback's launcher (launch_fwd) is only declared here, in traits.cuh: its kernel is
+// compiled once, in the fallback configuration's own file. Including fwd_kernel.cuh would compile
+// a second copy in this file's module, registered under the same host function.
 #include "sm90/tma.cuh"
 #include "sm90/traits.cuh"
 #include "sm90/warpgroup_tile.cuh"

@@ -106,9 +106,8 @@ trait Config {
     fn general_variant(&self) -> bool {
         true
     }
-    /// The configuration whose kernels take the calls this one leaves (by name, for `dtype`),
-    /// and its traits type.
-    fn fallback(&self, _dtype: &Dtype) -> Option<(String, String)> {
+    /// The configuration whose kernels take the calls this one leaves.
+    fn fallback(&self) -> Option<&'static HopperTile> {
         None
     }
 }
@@ -209,34 +208,31 @@ impl Config for WsTile {
         false
     }
 
-    fn fallback(&self, dtype: &Dtype) -> Option<(String, String)> {
-        let (hd, n) = (self.head_dim, self.block_n);
-        Some((
-            format!("sm90_{}_d{hd}_m128n{n}w8s2", dtype.name),
-            format!("FwdTraits<{}, {hd}, {n}, 2, 2>", dtype.c_type),
-        ))
-    }
-}
-
-/// The warp-specialized tiles hand every non-dense call to the two-warpgroup tile of the same
-/// head dim and key width with two stages (cuda-src/sm90/traits.cuh, `WsTraits::Fallback`),
-/// which must therefore be compiled with its score-modifier kernel.
-fn check_ws_fallbacks() {
-    for ws in SM90_WS_TILES {
-        let found = SM90_TILES.iter().any(|t| {
-            t.head_dim == ws.head_dim
-                && t.block_n == ws.block_n
-                && t.warpgroups == 2
-                && t.stages == 2
+    /// The two-warpgroup tile of the same head dim and key width with two stages
+    /// (cuda-src/sm90/traits.cuh, `WsTraits::Fallback`), which must be compiled with its
+    /// score-modifier kernel.
+    fn fallback(&self) -> Option<&'static HopperTile> {
+        let found = SM90_TILES.iter().find(|t| {
+            (t.head_dim, t.block_n, t.warpgroups, t.stages) == (self.head_dim, self.block_n, 2, 2)
                 && t.score_mods
         });
         assert!(
-            found,
+            found.is_some(),
             "cuda-src/tiles.rs: the warp-specialized tile d{} n{} needs hopper_tile({}, {}, 2, 2) \
              with its score-modifier kernel in SM90_TILES (its fallback)",
-            ws.head_dim, ws.block_n, ws.head_dim, ws.block_n
+            self.head_dim,
+            self.block_n,
+            self.head_dim,
+            self.block_n
         );
+        found
     }
+}
+
+/// A configuration's registry name.
+fn config_name<C: Config>(tile: &C, dtype: &Dtype) -> String {
+    let (dir, suffix) = (C::KERNEL.dir(), tile.name_suffix());
+    format!("{dir}_{}_d{}_{suffix}", dtype.name, tile.head_dim())
 }
 
 /// A configuration's name and its two appearances in the generated C++: its traits type
@@ -253,8 +249,7 @@ fn traits_and_entry<C: Config>(
     let hd = tile.head_dim();
     let args: Vec<String> = tile.template_args().iter().map(u32::to_string).collect();
     let args = args.join(", ");
-    let (dir, suffix) = (C::KERNEL.dir(), tile.name_suffix());
-    let name = format!("{dir}_{}_d{hd}_{suffix}", dtype.name);
+    let name = config_name(tile, dtype);
     let traits = format!(
         "{}<{}, {hd}, {args}>",
         C::KERNEL.traits_and_launcher().0,
@@ -290,8 +285,8 @@ impl Generator<'_> {
             for &hd in head_dims {
                 let mut traits = Vec::new();
                 for tile in tiles.iter().filter(|t| t.head_dim() == hd) {
-                    let fallback_traits = tile.fallback(dtype).map(|(_, traits)| traits);
-                    let fallback = tile.fallback(dtype).map(|(name, _)| {
+                    let fallback = tile.fallback().map(|f| {
+                        let name = config_name(f, dtype);
                         *self.ids.get(&name).unwrap_or_else(|| {
                             panic!("fallback configuration {name} is not compiled")
                         })
@@ -302,7 +297,6 @@ impl Generator<'_> {
                     traits.push(Variants {
                         traits: t,
                         launcher_tail: fallback.map(|f| format!(", {f}")).unwrap_or_default(),
-                        fallback_traits,
                         dense: tile.dense_variant(),
                         general: tile.general_variant(),
                         score_mods: tile.score_mods(),
@@ -343,7 +337,6 @@ pub fn generate_sources(
     };
     generator.kernel(SM80_TILES, dtypes, head_dims);
     if with_hopper {
-        check_ws_fallbacks();
         generator.kernel(SM90_TILES, dtypes, head_dims);
         generator.kernel(SM90_WS_TILES, dtypes, head_dims);
     }
@@ -360,9 +353,6 @@ struct Variants {
     /// Launcher template arguments after the variant (the fallback's id, for the
     /// warp-specialized kernel).
     launcher_tail: String,
-    /// The traits type of the configuration whose general kernel this one's launcher calls,
-    /// which another file instantiates.
-    fallback_traits: Option<String>,
     dense: bool,
     general: bool,
     score_mods: bool,
@@ -386,16 +376,6 @@ fn write_unit(
         dtype.name
     );
     for c in configs {
-        // The fallback's kernel is compiled in its own file: declared here, not instantiated
-        // again (a second copy of a kernel in another module would also be registered under
-        // the same host function).
-        if let Some(fallback) = &c.fallback_traits {
-            writeln!(
-                unit,
-                "extern template FlashAttnStatus launch_fwd<{fallback}, Variant::kGeneral>(FlashAttnFwdParams *, cudaStream_t);"
-            )
-            .unwrap();
-        }
         let variants = [
             ("kDense", c.dense),
             ("kGeneral", c.general),
