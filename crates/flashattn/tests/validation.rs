@@ -426,12 +426,24 @@ unsafe extern "C" {
 fn forward_bshd(
     stream: &cudarc::driver::CudaStream,
     p: &AttentionParams,
+    qkv: [&cudarc::driver::CudaSlice<half::f16>; 3],
+    o: &mut cudarc::driver::CudaSlice<half::f16>,
+    lse: Option<&mut cudarc::driver::CudaSlice<f32>>,
+) -> flashattn::Result<flashattn::LaunchInfo> {
+    let kv_s = Strides::bshd(p.seqlen_k, p.heads_kv, p.head_dim);
+    forward_kv_strided(stream, p, qkv, kv_s, o, lse)
+}
+
+/// `forward_bshd` with K and V in `kv_s` instead.
+fn forward_kv_strided(
+    stream: &cudarc::driver::CudaStream,
+    p: &AttentionParams,
     [q, k, v]: [&cudarc::driver::CudaSlice<half::f16>; 3],
+    kv_s: Strides,
     o: &mut cudarc::driver::CudaSlice<half::f16>,
     lse: Option<&mut cudarc::driver::CudaSlice<f32>>,
 ) -> flashattn::Result<flashattn::LaunchInfo> {
     let q_s = Strides::bshd(p.seqlen_q, p.heads_q, p.head_dim);
-    let kv_s = Strides::bshd(p.seqlen_k, p.heads_kv, p.head_dim);
     flashattn::forward(
         stream,
         p,
@@ -441,6 +453,14 @@ fn forward_bshd(
         flashattn::TensorMut::new(o, q_s),
         lse,
     )
+}
+
+/// `n` values uniform in [-2, 2), drawn from `rng`.
+fn uniform_f16(rng: &mut rand::rngs::StdRng, n: usize) -> Vec<half::f16> {
+    use rand::Rng;
+    (0..n)
+        .map(|_| half::f16::from_f32(rng.random_range(-2.0..2.0)))
+        .collect()
 }
 
 /// A failed runtime call leaves an error in the thread's last-error slot; a launch that read
@@ -522,14 +542,10 @@ fn dense_and_general_variants_give_the_same_bits() {
     let ctx = flashattn::open_device(0).expect("a CUDA GPU");
     let stream = ctx.default_stream();
     let facts = flashattn::device_facts(&ctx).unwrap();
-    use rand::{Rng, SeedableRng};
+    use rand::SeedableRng;
     let (batch, sq, sk, heads) = (2, 113, 239, 2);
     let mut rng = rand::rngs::StdRng::seed_from_u64(7);
-    let mut draw = |n: usize| -> Vec<f16> {
-        (0..n)
-            .map(|_| f16::from_f32(rng.random_range(-2.0..2.0)))
-            .collect()
-    };
+    let mut draw = |n: usize| uniform_f16(&mut rng, n);
     let mut compared = 0;
     // A warp-specialized configuration's dense and general calls run different kernels (its
     // own and its fallback tile's); the test below covers it.
@@ -593,17 +609,13 @@ fn dense_and_general_variants_give_the_same_bits() {
 #[ignore = "needs a CUDA GPU"]
 fn warp_specialized_configs_report_the_kernel_that_ran() {
     use half::f16;
-    use rand::{Rng, SeedableRng};
+    use rand::SeedableRng;
     let ctx = flashattn::open_device(0).expect("a CUDA GPU");
     let stream = ctx.default_stream();
     let facts = flashattn::device_facts(&ctx).unwrap();
     let (batch, sq, sk, heads) = (2, 300, 239, 2);
     let mut rng = rand::rngs::StdRng::seed_from_u64(11);
-    let mut draw = |n: usize| -> Vec<f16> {
-        (0..n)
-            .map(|_| f16::from_f32(rng.random_range(-2.0..2.0)))
-            .collect()
-    };
+    let mut draw = |n: usize| uniform_f16(&mut rng, n);
     let mut checked = 0;
     for ws in flashattn::kernel_configs()
         .iter()
@@ -634,23 +646,14 @@ fn warp_specialized_configs_report_the_kernel_that_ran() {
         );
 
         // K and V of batch 0 serve both batches.
-        let q_s = Strides::bshd(sq, heads, d);
         let shared = Strides {
             batch: 0,
             ..Strides::bshd(sk, heads, d)
         };
         let run = |kernel| {
             let mut o = stream.alloc_zeros::<f16>(batch * sq * heads * d).unwrap();
-            let info = flashattn::forward(
-                &stream,
-                &p(kernel),
-                flashattn::Tensor::new(&q, q_s),
-                flashattn::Tensor::new(&k, shared),
-                flashattn::Tensor::new(&v, shared),
-                flashattn::TensorMut::new(&mut o, q_s),
-                None,
-            )
-            .unwrap();
+            let info = forward_kv_strided(&stream, &p(kernel), [&q, &k, &v], shared, &mut o, None)
+                .unwrap();
             (info.config, stream.clone_dtoh(&o).unwrap())
         };
         let (ran, o_ws) = run(flashattn::KernelChoice::Id(ws.id));
