@@ -194,11 +194,10 @@ pub const SM90_TILES: &[HopperTile] = &[
 
 /// One configuration of the warp-specialized Hopper kernel (cuda-src/sm90/ws_kernel.cuh): a
 /// producer warpgroup that issues TMA copies and two consumer warpgroups of 64 query rows each
-/// (128 rows per CTA, one CTA per SM). Only its dense kernel is compiled: every other call on
-/// it (variable length, windows, sinks, softcap, ALiBi, or strides a tensor map cannot
-/// describe) runs on its fallback, the two-warpgroup [`SM90_TILES`] line of the same head dim
-/// and key width with two stages, which must exist with its score-modifier kernel (the build
-/// script checks).
+/// (128 rows per CTA, one CTA per SM), with all three variants (dense, general, score
+/// modifiers). Calls whose strides a tensor map cannot describe run on its fallback, the
+/// two-warpgroup [`SM90_TILES`] line of the same head dim and key width with two stages, which
+/// must exist with its score-modifier kernel (the build script checks).
 pub struct WsTile {
     pub head_dim: u32,
     pub block_n: u32,

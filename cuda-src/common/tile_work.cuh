@@ -26,6 +26,7 @@ struct Sequence {
     int64_t v_row0;
     int64_t lse_row0;     // its first LSE element, before the head
     int64_t lse_head;     // LSE elements between heads
+    int q_first, k_first;  // varlen: its first packed row of Q (and O) and of K (and V); dense: 0
 
     // kVarlen: whether the kernel honours cu_seqlens (common/features.cuh).
     template <bool kVarlen>
@@ -38,13 +39,13 @@ struct Sequence {
             v_row0 = batch * p.v_batch_stride;
             lse_head = p.seqlen_q;
             lse_row0 = static_cast<int64_t>(batch) * p.heads_q * p.seqlen_q;
+            q_first = k_first = 0;
             return;
         }
         auto rows = [batch](const int32_t *cu, int total, int &first) {
             first = min(max(cu[batch], 0), total);
             return min(max(cu[batch + 1], first), total) - first;
         };
-        int q_first, k_first;
         len.q = rows(p.cu_seqlens_q, p.total_q, q_first);
         len.k = rows(p.cu_seqlens_k, p.total_k, k_first);
         if (p.seqused_k) len.k = min(max(p.seqused_k[batch], 0), len.k);
@@ -64,6 +65,9 @@ struct TileWork {
     int rows_here;  // query rows of the tile that exist (the last tile may be short; <= 0: the
                     // tile lies past its sequence's end, varlen only)
     int head;       // query head
+    // The sequence's first packed row of Q (and O) and of K (and V) when varlen, else 0: where
+    // the warp-specialized kernel's tensor maps over the packed rows find it.
+    int q_first, k_first;
     KeyRange keys;  // the keys some row of the tile sees
     const Element *q;  // row row_begin of this head
     const Element *k;  // row 0 of this (GQA) KV head
@@ -104,6 +108,8 @@ struct TileWork {
           row_begin(tile.x * block_m),
           rows_here(min(block_m, seq.len.q - tile.x * block_m)),
           head(tile.y),
+          q_first(seq.q_first),
+          k_first(seq.k_first),
           keys(p, seq.len, tile.x * block_m, min(block_m, seq.len.q - tile.x * block_m),
                std::bool_constant<Features::kWindow>{}) {
         const int kv_head = head / (p.heads_q / p.heads_kv);

@@ -61,9 +61,9 @@ FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream);
 
 // The warp-specialized kernel (ws_kernel.cuh): one producer warpgroup that only issues TMA copies
 // and two consumer warpgroups of 64 query rows each that only compute, with the registers moved
-// from the first to the others. One CTA per SM (the K/V ring fills shared memory). Calls the
-// kernel does not take (variable length, windows, sinks, score modifiers, or tensors a tensor
-// map cannot describe) run on `Fallback`, the two-warpgroup tile of the same shape.
+// from the first to the others. One CTA per SM (the K/V ring fills shared memory). Calls whose
+// tensors no tensor map describes (a zero or unaligned stride) run on `Fallback`, the
+// two-warpgroup tile of the same shape, in the same variant.
 template <typename Element_, int kHeadDim_, int kBlockN_, int kStages_>
 struct WsTraits {
     using Element = Element_;
@@ -91,8 +91,8 @@ struct WsTraits {
 
     static constexpr int kQBytes = kBlockM * kHeadDim * static_cast<int>(sizeof(Element));
     static constexpr int kTileBytes = kBlockN * kHeadDim * static_cast<int>(sizeof(Element));
-    // Q tile (O in the epilogue), [stage] {K tile, V tile}, then the barriers.
-    static constexpr int kBarrierBytes = 8 * (1 + 3 * kStages);
+    // Q tile (O in the epilogue), [stage] {K tile, V tile}, then the barriers (ws_kernel.cuh).
+    static constexpr int kBarrierBytes = 8 * (2 + 3 * kStages);
     static constexpr int kSmemBytes = kQBytes + kStages * 2 * kTileBytes + kBarrierBytes;
     static constexpr int kSmemLaunchBytes = kSmemBytes + 1024;
     static_assert(kSmemLaunchBytes <= 227 * 1024, "tile does not fit in shared memory");

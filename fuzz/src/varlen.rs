@@ -5,7 +5,9 @@
 //! lengths 1, 7, 113, 239, 1023, ...), and [`run_varlen_case`] to run and judge one.
 //!
 //! Outputs are poisoned (NaN) before the launch; O's gaps and the rows after the packed tensor,
-//! and LSE values after `[heads_q, total_q]`, hold sentinels the kernel must leave alone.
+//! and LSE values after `[heads_q, total_q]`, hold sentinels the kernel must leave alone. Keys
+//! past a sequence's `seqused_k` (cache slots never written) hold NaN in K and V: a kernel that
+//! lets one into a sum, even times a zero probability, fails.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -71,6 +73,26 @@ impl VarlenCase {
             self.seqused_k,
             self.base.reproducer()
         )
+    }
+}
+
+/// NaN in every element of the key rows sequence `b` holds past `used[b]` (packed rows
+/// `cu_k[b] + used[b] .. cu_k[b + 1]`, every head).
+fn poison_unused_keys<T: TestElement>(
+    buf: &mut [T],
+    s: Strides,
+    heads: usize,
+    head_dim: usize,
+    cu_k: &[usize],
+    used: &[usize],
+) {
+    for (b, &u) in used.iter().enumerate() {
+        for row in cu_k[b] + u..cu_k[b + 1] {
+            for h in 0..heads {
+                let start = (row as i64 * s.row + h as i64 * s.head) as usize;
+                buf[start..start + head_dim].fill(T::from_bits(POISON_BITS));
+            }
+        }
     }
 }
 
@@ -197,8 +219,13 @@ fn run_typed<T: TestElement>(
     let q_dims = [1, total_q, p.heads_q, d];
     let kv_dims = [1, total_k, p.heads_kv, d];
     let q = make_input::<T>(&mut rng, qs, q_dims, c.inputs, Role::Query);
-    let k = make_input::<T>(&mut rng, ks, kv_dims, c.inputs, Role::Key);
-    let v = make_input::<T>(&mut rng, vs, kv_dims, c.inputs, Role::Value);
+    let mut k = make_input::<T>(&mut rng, ks, kv_dims, c.inputs, Role::Key);
+    let mut v = make_input::<T>(&mut rng, vs, kv_dims, c.inputs, Role::Value);
+    let (cu_q, cu_k) = (prefix(&case.lens_q), prefix(&case.lens_k));
+    if let Some(used) = &case.seqused_k {
+        poison_unused_keys(&mut k, ks, p.heads_kv, d, &cu_k, used);
+        poison_unused_keys(&mut v, vs, p.heads_kv, d, &cu_k, used);
+    }
     let addressed = addressed_elements(os, q_dims, len_of(os, q_dims) + O_TAIL);
     let o_init: Vec<T> = addressed
         .iter()
@@ -208,7 +235,6 @@ fn run_typed<T: TestElement>(
     let mut lse_init = vec![f32::NAN; lse_len];
     lse_init.extend([LSE_SENTINEL; LSE_TAIL]);
 
-    let (cu_q, cu_k) = (prefix(&case.lens_q), prefix(&case.lens_k));
     let as_i32 = |v: &[usize]| v.iter().map(|&x| x as i32).collect::<Vec<i32>>();
     let cu_q_dev = stream.clone_htod(&as_i32(&cu_q))?;
     let cu_k_dev = stream.clone_htod(&as_i32(&cu_k))?;

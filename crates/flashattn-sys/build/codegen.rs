@@ -101,11 +101,6 @@ trait Config {
     fn dense_variant(&self) -> bool {
         true
     }
-    /// Whether the tile's general kernel is instantiated (else its registry entry names
-    /// another tile's).
-    fn general_variant(&self) -> bool {
-        true
-    }
     /// The configuration whose kernels take the calls this one leaves.
     fn fallback(&self) -> Option<&'static HopperTile> {
         None
@@ -199,13 +194,8 @@ impl Config for WsTile {
         String::new()
     }
 
-    // The score-modifier and general calls run on the fallback tile's kernels.
     fn score_mods(&self) -> bool {
-        false
-    }
-
-    fn general_variant(&self) -> bool {
-        false
+        true
     }
 
     /// The two-warpgroup tile of the same head dim and key width with two stages
@@ -298,7 +288,6 @@ impl Generator<'_> {
                         traits: t,
                         launcher_tail: fallback.map(|f| format!(", {f}")).unwrap_or_default(),
                         dense: tile.dense_variant(),
-                        general: tile.general_variant(),
                         score_mods: tile.score_mods(),
                     });
                     writeln!(self.registry, "{entry}").unwrap();
@@ -354,7 +343,6 @@ struct Variants {
     /// warp-specialized kernel).
     launcher_tail: String,
     dense: bool,
-    general: bool,
     score_mods: bool,
 }
 
@@ -378,7 +366,7 @@ fn write_unit(
     for c in configs {
         let variants = [
             ("kDense", c.dense),
-            ("kGeneral", c.general),
+            ("kGeneral", true),
             ("kScoreMod", c.score_mods),
         ];
         for (variant, _) in variants.iter().filter(|(_, compiled)| *compiled) {

@@ -794,8 +794,8 @@ mod tests {
                 assert_eq!(c.block_m, tallest, "{dtype} d{d}: {}", c.name);
                 assert!(c.warps > 1);
                 // Where this build has a warp-specialized tile of that height (90a built), it
-                // takes the large problem, with or without score modifiers (which its fallback
-                // tile runs); an sm_80 device never gets it.
+                // takes the large problem, with or without score modifiers; an sm_80 device never
+                // gets it.
                 let ws_here = candidates(dtype, d)
                     .any(|c| c.warp_specialized() && c.block_m == tallest && h100.can_run(c));
                 assert_eq!(c.warp_specialized(), ws_here, "{dtype} d{d}: {}", c.name);
