@@ -260,8 +260,11 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
         encode_bshd_map(&args.v, p.dtype, p.v, batch, rows_k, p.heads_kv, Traits::kHeadDim, p.v_batch_stride,
                         p.v_row_stride, p.v_head_stride, Traits::kBlockN);
     if (!mapped) {
+        // A dense call takes the fallback's general kernel, which every tile compiles (some
+        // compile no dense one: tiles.rs, hopper_dense_on_general).
+        constexpr Variant kFallbackVariant = kVariant == Variant::kDense ? Variant::kGeneral : kVariant;
         params->config_used = kFallbackId;
-        return launch_fwd<typename Traits::Fallback, kVariant>(params, stream);
+        return launch_fwd<typename Traits::Fallback, kFallbackVariant>(params, stream);
     }
     return launch_tiles(ws_kernel<Traits, kVariant>, Traits::kBlockM, Traits::kThreads, Traits::kSmemLaunchBytes,
                         params, stream, opted_in, args);
