@@ -105,23 +105,31 @@ struct TileWork {
         if (p.causal) {
             // Both launch layers bound heads x batch to INT32_MAX, so this product cannot wrap.
             const int pairs = gridDim.y * gridDim.z;  // (head, batch), head fastest
-            const int m_tiles = gridDim.x;
             const long long linear =
                 blockIdx.x + static_cast<long long>(gridDim.x) * (blockIdx.y + gridDim.y * blockIdx.z);
-            // K and V of one KV head (varlen: of the longest sequence), and the query heads
-            // that share it, which are adjacent pairs.
-            const long long kv_head_bytes = 2ll * p.seqlen_k * p.head_dim * 2;
-            const long long kv_heads_in_l2 = max(1ll, kL2BytesForKV / kv_head_bytes);
-            const int section = static_cast<int>(min(static_cast<long long>(pairs),
-                                                     kv_heads_in_l2 * (p.heads_q / p.heads_kv)));
-            // Every section before this CTA's is full; only the last may be short.
-            const long long per_section = static_cast<long long>(section) * m_tiles;
-            const int s = static_cast<int>(linear / per_section);
-            const int first_pair = s * section;
-            const int pairs_here = min(section, pairs - first_pair);
-            const int r = static_cast<int>(linear - s * per_section);
-            m_block = m_tiles - 1 - r / pairs_here;
-            const int head_batch = first_pair + r % pairs_here;
+            // K and V of one KV head (varlen: of the longest sequence) in bytes, and how many fit;
+            // the query heads that share a KV head are adjacent pairs. In float: a heuristic, and
+            // no 64-bit division in every CTA's prologue (the short seed-suite kernels notice).
+            const float kv_head_bytes = 4.f * static_cast<float>(p.seqlen_k) * static_cast<float>(p.head_dim);
+            const float kv_heads_in_l2 =
+                fmaxf(1.f, floorf(__fdividef(static_cast<float>(kL2BytesForKV), kv_head_bytes)));
+            const float section_pairs = kv_heads_in_l2 * static_cast<float>(p.heads_q / p.heads_kv);
+            int head_batch;
+            if (section_pairs >= static_cast<float>(pairs)) {
+                // Every pair's K/V fits: one section, each tile index over all pairs in turn.
+                head_batch = static_cast<int>(linear % pairs);
+                m_block = gridDim.x - 1 - static_cast<int>(linear / pairs);
+            } else {
+                // Every section before this CTA's is full; only the last may be short.
+                const int section = static_cast<int>(section_pairs);
+                const long long per_section = static_cast<long long>(section) * gridDim.x;
+                const int s = static_cast<int>(linear / per_section);
+                const int first_pair = s * section;
+                const int pairs_here = min(section, pairs - first_pair);
+                const int r = static_cast<int>(linear - s * per_section);
+                m_block = gridDim.x - 1 - r / pairs_here;
+                head_batch = first_pair + r % pairs_here;
+            }
             head = head_batch % gridDim.y;
             batch = head_batch / gridDim.y;
         }
