@@ -99,6 +99,9 @@ struct TileWork {
     // that leaves room for Q, O and the other section in flight at a section boundary.
     static constexpr long long kL2BytesForKV = 32ll << 20;
 
+    // ceil(log2(n)) for n >= 1.
+    __device__ __forceinline__ static int ceil_log2(int n) { return 32 - __clz(n - 1); }
+
     // (query tile, head, batch) of this CTA.
     __device__ __forceinline__ static int3 tile_coords(const FlashAttnFwdParams &p) {
         int m_block = blockIdx.x, head = blockIdx.y, batch = blockIdx.z;
@@ -107,15 +110,15 @@ struct TileWork {
             const int pairs = gridDim.y * gridDim.z;  // (head, batch), head fastest
             const long long linear =
                 blockIdx.x + static_cast<long long>(gridDim.x) * (blockIdx.y + gridDim.y * blockIdx.z);
-            // K and V of one KV head (varlen: of the longest sequence) in bytes, and how many fit;
-            // the query heads that share a KV head are adjacent pairs. In float: a heuristic, and
-            // no 64-bit division in every CTA's prologue (the short seed-suite kernels notice).
-            const float kv_head_bytes = 4.f * static_cast<float>(p.seqlen_k) * static_cast<float>(p.head_dim);
-            const float kv_heads_in_l2 =
-                fmaxf(1.f, floorf(__fdividef(static_cast<float>(kL2BytesForKV), kv_head_bytes)));
-            const float section_pairs = kv_heads_in_l2 * static_cast<float>(p.heads_q / p.heads_kv);
+            // Pairs per section: L2 budget / K and V bytes of one KV head (varlen: of the longest
+            // sequence) x the query heads sharing it, the divisor rounded up to a power of two so
+            // the prologue of every CTA pays a few shifts, not a division (the short seed-suite
+            // kernels notice a division).
+            const int kv_bytes_log2 = 2 + ceil_log2(p.seqlen_k) + ceil_log2(p.head_dim) + ceil_log2(p.heads_kv);
+            const long long section_pairs =
+                kv_bytes_log2 >= 62 ? 1 : max(1ll, (kL2BytesForKV * p.heads_q) >> kv_bytes_log2);
             int head_batch;
-            if (section_pairs >= static_cast<float>(pairs)) {
+            if (section_pairs >= pairs) {
                 // Every pair's K/V fits: one section, each tile index over all pairs in turn.
                 head_batch = static_cast<int>(linear % pairs);
                 m_block = gridDim.x - 1 - static_cast<int>(linear / pairs);
