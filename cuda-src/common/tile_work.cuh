@@ -86,10 +86,10 @@ struct TileWork {
     // Walking every pair of a tile index before the next would make the CTAs that run at one
     // time all different heads, each streaming its own K/V: with more pairs than SMs nothing
     // is read twice while it sits in L2, and a causal launch of many short sequences became
-    // bound by memory (B16 H16 S2048 D128 ran at 0.69x cuDNN on the H100, its non-causal twin at
-    // 0.94x). So the pairs are walked in sections whose K and V fit in L2 together
-    // (kL2BytesForKV), longest tile first within each section: a round's CTAs share a few
-    // heads' K/V, and the last section's short tiles still end the launch.
+    // bound by memory (on the H100, B16 H16 S2048 D128 causal at 0.69x cuDNN where non-causal
+    // B8 H16 S2048 ran at 0.94x). So the pairs are walked in sections whose K and V fit in L2
+    // together (kL2BytesForKV), longest tile first within each section: a round's CTAs share a
+    // few heads' K/V, and the last section's short tiles still end the launch.
     __device__ __forceinline__ TileWork(const FlashAttnFwdParams &p, int block_m)
         : TileWork(p, block_m, tile_coords(p)) {}
     __device__ __forceinline__ TileWork(const FlashAttnFwdParams &p, int block_m, int3 tile)
