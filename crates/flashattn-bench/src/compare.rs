@@ -3,10 +3,16 @@
 //! Results are matched on [`ResultKey`] (shape key, implementation, mode) and each matched pair
 //! goes through [`crate::stats::judge`]. Unmatched results are listed but never fail the gate, so
 //! adding or retiring shapes does not break CI; only a measured regression does.
+//!
+//! Two runs on a lent GPU can differ by a few percent for everything (clocks, another machine of
+//! the same kind), and a shape's baselines move with it. So each of our rows also carries its
+//! ratio over the baselines' on the same shape ([`ComparedRow::vs_baselines`]), and the text
+//! says how many of our regressions remain with that drift divided out: a reading aid for the
+//! note that must explain a slower shape, not a second gate.
 
 use crate::output::Align::{Left, Right};
 use crate::output::{fmt_num, text_table, unique_in_order};
-use crate::report::{BenchResult, MODE_COLD, MODE_EVENTS, MODE_GRAPH, Report, ResultKey};
+use crate::report::{BenchResult, MODE_COLD, MODE_EVENTS, MODE_GRAPH, Report, ResultKey, is_ours};
 use crate::stats::{self, Judgement, Summary, Verdict};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -53,6 +59,11 @@ pub struct ComparedRow {
     pub old: Summary,
     pub new: Summary,
     pub judgement: Judgement,
+    /// Ours only: this row's new/old median ratio over the geometric mean of the baselines'
+    /// ratios on the same shape and mode, i.e. the change left once the machine's drift, as the
+    /// baselines measured it in the same two runs, is divided out; `None` without baselines.
+    /// Descriptive: the verdict never uses it (the baselines have noise of their own).
+    pub vs_baselines: Option<f64>,
 }
 
 /// Outcome of [`compare_reports`].
@@ -64,6 +75,8 @@ pub struct Comparison {
     pub only_in_new: Vec<ResultKey>,
     /// Matched pairs that could not be judged (an error or no samples on a side), with the reason.
     pub skipped: Vec<(ResultKey, String)>,
+    /// The relative change below which nothing is flagged ([`CompareOptions::threshold`]).
+    pub threshold: f64,
 }
 
 /// The samples of `r` the gate can judge, and their summary.
@@ -95,7 +108,10 @@ fn index<'a>(
 pub fn compare_reports(old: &Report, new: &Report, opts: &CompareOptions) -> Comparison {
     let (old_by_key, old_order) = index(old, opts);
     let (new_by_key, new_order) = index(new, opts);
-    let mut out = Comparison::default();
+    let mut out = Comparison {
+        threshold: opts.threshold,
+        ..Comparison::default()
+    };
     for key in new_order {
         let Some(o) = old_by_key.get(&key) else {
             out.only_in_new.push(key);
@@ -109,6 +125,7 @@ pub fn compare_reports(old: &Report, new: &Report, opts: &CompareOptions) -> Com
                     old,
                     new,
                     judgement,
+                    vs_baselines: None,
                 })
             }
             (Err(e), _) => out.skipped.push((key, format!("old {e}"))),
@@ -117,7 +134,29 @@ pub fn compare_reports(old: &Report, new: &Report, opts: &CompareOptions) -> Com
     }
     out.only_in_old = old_order;
     out.only_in_old.retain(|k| !new_by_key.contains_key(k));
+    divide_out_baseline_drift(&mut out.rows);
     out
+}
+
+/// Fills [`ComparedRow::vs_baselines`] for our rows of every (shape, mode) that has baseline rows.
+fn divide_out_baseline_drift(rows: &mut [ComparedRow]) {
+    let mut drift: HashMap<(String, String), (f64, usize)> = HashMap::new();
+    for r in rows.iter().filter(|r| !is_ours(&r.key.implementation)) {
+        let ratio = r.judgement.ratio_ci.ratio;
+        if ratio.is_finite() && ratio > 0.0 {
+            let e = drift
+                .entry((r.key.shape_key.clone(), r.key.mode.clone()))
+                .or_default();
+            e.0 += ratio.ln();
+            e.1 += 1;
+        }
+    }
+    for r in rows.iter_mut().filter(|r| is_ours(&r.key.implementation)) {
+        let key = (r.key.shape_key.clone(), r.key.mode.clone());
+        if let Some(&(log_sum, n)) = drift.get(&key) {
+            r.vs_baselines = Some(r.judgement.ratio_ci.ratio / (log_sum / n as f64).exp());
+        }
+    }
 }
 
 impl Comparison {
@@ -151,10 +190,9 @@ impl Comparison {
     /// Plain-text rendering: one table per shape, then the unmatched and
     /// skipped results, then [`Comparison::summary_line`].
     pub fn render_text(&self) -> String {
-        let headers =
-            "implementation|mode|old p50 ms|new p50 ms|new/old [95% CI]|MW p|Cliff's d|verdict";
+        let headers = "implementation|mode|old p50 ms|new p50 ms|new/old [95% CI]|/ baselines'|MW p|Cliff's d|verdict";
         let headers: Vec<&str> = headers.split('|').collect();
-        let align = [Left, Left, Right, Right, Right, Right, Right, Left];
+        let align = [Left, Left, Right, Right, Right, Right, Right, Right, Left];
         let mut out = String::new();
         for shape in unique_in_order(self.rows.iter().map(|r| &r.key.shape_key)) {
             let rows: Vec<Vec<String>> = self
@@ -173,6 +211,8 @@ impl Comparison {
                         fmt_num(r.old.p50),
                         fmt_num(r.new.p50),
                         format!("{:.3} [{:.3}, {:.3}]", ci.ratio, ci.lo, ci.hi),
+                        r.vs_baselines
+                            .map_or_else(|| "-".to_string(), |x| format!("{x:.3}")),
                         format_p(j.mw.p_value),
                         format!("{:+.2} ({})", j.cliffs.delta, j.cliffs.magnitude),
                         verdict,
@@ -191,7 +231,32 @@ impl Comparison {
         for (label, lines) in lists.iter().filter(|(_, lines)| !lines.is_empty()) {
             let _ = writeln!(out, "{label} ({}):\n  {}", lines.len(), lines.join("\n  "));
         }
+        if let Some(line) = self.drift_line() {
+            let _ = writeln!(out, "{line}");
+        }
         out + &self.summary_line() + "\n"
+    }
+
+    /// How many of our regressed rows stay above the gate's threshold once the baselines' drift
+    /// is divided out (`/ baselines'` column), or `None` when none of ours regressed.
+    pub fn drift_line(&self) -> Option<String> {
+        let regressed: Vec<&ComparedRow> = self
+            .rows
+            .iter()
+            .filter(|r| is_ours(&r.key.implementation) && r.judgement.verdict == Verdict::Regressed)
+            .collect();
+        if regressed.is_empty() {
+            return None;
+        }
+        let with_drift: Vec<f64> = regressed.iter().filter_map(|r| r.vs_baselines).collect();
+        let threshold = self.threshold;
+        let beyond = with_drift.iter().filter(|x| **x > 1.0 + threshold).count();
+        Some(format!(
+            "ours regressed on {}: {} of them measured beside baselines, {beyond} still more than {:.0}% slower with the baselines' drift divided out",
+            regressed.len(),
+            with_drift.len(),
+            threshold * 100.0
+        ))
     }
 }
 
@@ -241,6 +306,53 @@ mod tests {
         }
         // Deterministic for a seed.
         assert_eq!(compare(&report(1.02, 9)), compare(&report(1.02, 9)));
+    }
+
+    #[test]
+    fn baseline_drift_is_divided_out_of_our_ratio() {
+        // Ours and a baseline both 10% slower in the new run: ours regresses, and the drift
+        // line says nothing is left once the baseline's drift is divided out.
+        let with_baseline = |scale: f64, seed: u64| {
+            let mut r = report(scale, seed);
+            let shape = crate::suites::suite("seed").unwrap().remove(0);
+            let samples = noisy(2.0 * scale, 100, 0.05, seed + 7);
+            r.results.push(BenchResult::new(
+                "seed",
+                shape,
+                "sdpa-cudnn",
+                MODE_GRAPH,
+                samples,
+            ));
+            r
+        };
+        let c = compare_reports(
+            &with_baseline(1.0, 1),
+            &with_baseline(1.1, 50),
+            &CompareOptions::default(),
+        );
+        let ours: Vec<&ComparedRow> = c
+            .rows
+            .iter()
+            .filter(|r| r.key.implementation == "flashattn")
+            .collect();
+        assert!(
+            ours.iter()
+                .all(|r| r.judgement.verdict == Verdict::Regressed)
+        );
+        // Only the first shape's graph row has a baseline beside it.
+        let adjusted: Vec<f64> = ours.iter().filter_map(|r| r.vs_baselines).collect();
+        assert_eq!(adjusted.len(), 1);
+        assert!((adjusted[0] - 1.0).abs() < 0.03, "{adjusted:?}");
+        let baseline = c.rows.iter().find(|r| r.key.implementation == "sdpa-cudnn");
+        assert_eq!(baseline.unwrap().vs_baselines, None);
+        let text = c.render_text();
+        assert!(
+            text.contains("ours regressed on 6: 1 of them measured beside baselines, 0 still more than 3% slower"),
+            "{text}"
+        );
+        // Nothing regressed: no drift line.
+        let same = compare_reports(&report(1.0, 1), &report(1.0, 1), &CompareOptions::default());
+        assert_eq!(same.drift_line(), None);
     }
 
     #[test]
