@@ -802,9 +802,11 @@ mod tests {
                 if ws_here {
                     let mods = auto_config(&big, dtype, &h100, true).unwrap();
                     assert!(mods.warp_specialized() && mods.score_mods, "{}", mods.name);
+                    // (A build for sm_90a alone, FLASHATTN_CUDA_ARCHS=90a, has nothing for it.)
                     let a100 = DeviceFacts::new("A100", 108, 80, 163 * 1024);
-                    let c = auto_config(&big, dtype, &a100, false).unwrap();
-                    assert!(!c.warp_specialized(), "{dtype} d{d} on sm_80: {}", c.name);
+                    if let Some(c) = auto_config(&big, dtype, &a100, false) {
+                        assert!(!c.warp_specialized(), "{dtype} d{d} on sm_80: {}", c.name);
+                    }
                 }
                 // A tiny problem: at least the parallelism of the plain tile with the most CTAs,
                 // counting split-KV groups, and still never one warp.
