@@ -202,20 +202,16 @@ impl Config for WsTile {
     /// (cuda-src/sm90/traits.cuh, `WsTraits::Fallback`), which must be compiled with its
     /// score-modifier kernel.
     fn fallback(&self) -> Option<&'static HopperTile> {
+        let (hd, n) = (self.head_dim, self.block_n);
         let found = SM90_TILES.iter().find(|t| {
-            (t.head_dim, t.block_n, t.warpgroups, t.stages) == (self.head_dim, self.block_n, 2, 2)
-                && t.score_mods
+            (t.head_dim, t.block_n, t.warpgroups, t.stages) == (hd, n, 2, 2) && t.score_mods
         });
-        assert!(
-            found.is_some(),
-            "cuda-src/tiles.rs: the warp-specialized tile d{} n{} needs hopper_tile({}, {}, 2, 2) \
-             with its score-modifier kernel in SM90_TILES (its fallback)",
-            self.head_dim,
-            self.block_n,
-            self.head_dim,
-            self.block_n
-        );
-        found
+        Some(found.unwrap_or_else(|| {
+            panic!(
+                "cuda-src/tiles.rs: the warp-specialized tile d{hd} n{n} needs hopper_tile({hd}, {n}, 2, 2) \
+                 with its score-modifier kernel in SM90_TILES (its fallback)"
+            )
+        }))
     }
 }
 
