@@ -8,6 +8,7 @@
 #include <cmath>
 #include <initializer_list>
 
+#include "common/tile_work.cuh"
 #include "flashattn.h"
 #include "sm80/traits.cuh"
 #include "sm90/traits.cuh"
@@ -205,6 +206,7 @@ FlashAttnStatus flashattn_fwd(FlashAttnFwdParams *params, void *stream) {
         params->compute_capability > entry->info.max_compute_capability)
         return FLASHATTN_STATUS_UNSUPPORTED_ARCH;
     if (!params_are_launchable(*params)) return FLASHATTN_STATUS_INVALID_PARAMS;
+    params->causal_section = flashattn::causal_section(*params);
     return select_variant(*entry, *params)(params, static_cast<cudaStream_t>(stream));
 }
 

@@ -58,6 +58,23 @@ struct Sequence {
     }
 };
 
+// The L2 a causal section's K and V may fill: a share of the H100's 50 MB (and of the A100's
+// 40 MB) that leaves room for Q, O and the other section in flight at a section boundary.
+constexpr long long kL2BytesForKV = 32ll << 20;
+
+// (head, batch) pairs per causal section (TileWork::tile_coords): K and V of one KV head
+// (varlen: of the longest sequence) against the budget, times the query heads sharing it. On
+// the host, once per launch (flashattn_fwd sets FlashAttnFwdParams::causal_section): in every
+// CTA's prologue even a few dozen integer instructions slowed the one-wave seed launches by up
+// to 4%.
+inline int causal_section(const FlashAttnFwdParams &p) {
+    const long long kv_head_bytes = 4ll * p.seqlen_k * p.head_dim;
+    const long long kv_heads = kL2BytesForKV / kv_head_bytes > 1 ? kL2BytesForKV / kv_head_bytes : 1;
+    const long long pairs = static_cast<long long>(p.heads_q) * p.batch;
+    const long long section = kv_heads * (p.heads_q / p.heads_kv);
+    return static_cast<int>(section < pairs ? section : pairs);
+}
+
 template <typename Element, typename Features>
 struct TileWork {
     SeqLens len;    // this tile's sequence: the mask and the key loop read these, never p.seqlen_*
@@ -88,55 +105,52 @@ struct TileWork {
     // is read twice while it sits in L2, and a causal launch of many short sequences became
     // bound by memory (on the H100, B16 H16 S2048 D128 causal at 0.69x cuDNN where non-causal
     // B8 H16 S2048 ran at 0.94x). So the pairs are walked in sections whose K and V fit in L2
-    // together (kL2BytesForKV), longest tile first within each section: a round's CTAs share a
+    // together (causal_section), longest tile first within each section: a round's CTAs share a
     // few heads' K/V, and the last section's short tiles still end the launch.
     __device__ __forceinline__ TileWork(const FlashAttnFwdParams &p, int block_m)
         : TileWork(p, block_m, tile_coords(p)) {}
     __device__ __forceinline__ TileWork(const FlashAttnFwdParams &p, int block_m, int3 tile)
         : TileWork(p, block_m, tile, Sequence(p, tile.z, std::bool_constant<Features::kVarlen>{})) {}
 
-    // The L2 a section's K and V may fill: a share of the H100's 50 MB (and of the A100's 40 MB)
-    // that leaves room for Q, O and the other section in flight at a section boundary.
-    static constexpr long long kL2BytesForKV = 32ll << 20;
-
-    // ceil(log2(n)) for n >= 1.
-    __device__ __forceinline__ static int ceil_log2(int n) { return 32 - __clz(n - 1); }
-
-    // (query tile, head, batch) of this CTA.
+    // (query tile, head, batch) of this CTA in a launch of one CTA per tile (a grid of query
+    // tiles x heads x batch).
     __device__ __forceinline__ static int3 tile_coords(const FlashAttnFwdParams &p) {
-        int m_block = blockIdx.x, head = blockIdx.y, batch = blockIdx.z;
-        if (p.causal) {
-            // Both launch layers bound heads x batch to INT32_MAX, so this product cannot wrap.
-            const int pairs = gridDim.y * gridDim.z;  // (head, batch), head fastest
-            const long long linear =
-                blockIdx.x + static_cast<long long>(gridDim.x) * (blockIdx.y + gridDim.y * blockIdx.z);
-            // Pairs per section: L2 budget / K and V bytes of one KV head (varlen: of the longest
-            // sequence) x the query heads sharing it, the divisor rounded up to a power of two so
-            // the prologue of every CTA pays a few shifts, not a division (the short seed-suite
-            // kernels notice a division).
-            const int kv_bytes_log2 = 2 + ceil_log2(p.seqlen_k) + ceil_log2(p.head_dim) + ceil_log2(p.heads_kv);
-            const long long section_pairs =
-                kv_bytes_log2 >= 62 ? 1 : max(1ll, (kL2BytesForKV * p.heads_q) >> kv_bytes_log2);
-            int head_batch;
+        if (!p.causal) return make_int3(blockIdx.x, blockIdx.y, blockIdx.z);
+        const long long linear =
+            blockIdx.x + static_cast<long long>(gridDim.x) * (blockIdx.y + gridDim.y * blockIdx.z);
+        return tile_coords(p, linear, gridDim);
+    }
+
+    // (query tile, head, batch) of the tile with index `linear` in the launch's order, among
+    // `tiles` = (query tiles, heads, batch): the query tile fastest, then the head, then the
+    // batch; causal launches in L2 sections, longest tile first (above).
+    __device__ __forceinline__ static int3 tile_coords(const FlashAttnFwdParams &p, long long linear, dim3 tiles) {
+        // Both launch layers bound heads x batch to INT32_MAX, so this product cannot wrap.
+        const int pairs = tiles.y * tiles.z;  // (head, batch), head fastest
+        int m_block, head_batch;
+        if (!p.causal) {
+            m_block = static_cast<int>(linear % tiles.x);
+            head_batch = static_cast<int>(linear / tiles.x);
+        } else {
+            // A launch that did not come through flashattn_fwd (section 0) takes one section.
+            const int section_pairs = p.causal_section > 0 ? p.causal_section : pairs;
             if (section_pairs >= pairs) {
                 // Every pair's K/V fits: one section, each tile index over all pairs in turn.
                 head_batch = static_cast<int>(linear % pairs);
-                m_block = gridDim.x - 1 - static_cast<int>(linear / pairs);
+                m_block = tiles.x - 1 - static_cast<int>(linear / pairs);
             } else {
-                // Every section before this CTA's is full; only the last may be short.
-                const int section = static_cast<int>(section_pairs);
-                const long long per_section = static_cast<long long>(section) * gridDim.x;
+                // Every section before this tile's is full; only the last may be short.
+                const int section = section_pairs;
+                const long long per_section = static_cast<long long>(section) * tiles.x;
                 const int s = static_cast<int>(linear / per_section);
                 const int first_pair = s * section;
                 const int pairs_here = min(section, pairs - first_pair);
                 const int r = static_cast<int>(linear - s * per_section);
-                m_block = gridDim.x - 1 - r / pairs_here;
+                m_block = tiles.x - 1 - r / pairs_here;
                 head_batch = first_pair + r % pairs_here;
             }
-            head = head_batch % gridDim.y;
-            batch = head_batch / gridDim.y;
         }
-        return make_int3(m_block, head, batch);
+        return make_int3(m_block, head_batch % tiles.y, head_batch / tiles.y);
     }
 
     __device__ __forceinline__ TileWork(const FlashAttnFwdParams &p, int block_m, int3 tile, const Sequence &seq)
@@ -165,23 +179,61 @@ struct TileWork {
         return has_sink(p) ? p.sinks[head] : -CUDART_INF_F;
     }
 
-    // A tile whose every row sees no key gets O = 0 and LSE = -inf (the head's sink logit with
-    // sinks) with no K/V traffic, from the CTA's kThreads threads; returns whether it was one
-    // (then the CTA is done), or a varlen tile past its sequence's end, which writes nothing.
+    // Whether the tile has no work: every row sees no key (then O = 0 and LSE = -inf, or the
+    // head's sink logit, with no K/V traffic: write_fully_masked), or it is a varlen tile past
+    // its sequence's end, which writes nothing.
+    __device__ __forceinline__ bool skipped() const { return rows_here <= 0 || keys.empty(); }
+
+    // The output of a tile that is skipped(), from `threads` threads numbered from `thread`.
     // kChunksPerRow: 16-byte chunks per O row.
-    template <int kChunksPerRow, int kThreads>
-    __device__ __forceinline__ bool finish_if_fully_masked(const FlashAttnFwdParams &p) const {
-        if (rows_here <= 0) return true;
-        if (!keys.empty()) return false;
-        for (int i = threadIdx.x; i < rows_here * kChunksPerRow; i += kThreads) {
+    template <int kChunksPerRow>
+    __device__ __forceinline__ void write_fully_masked(const FlashAttnFwdParams &p, int thread, int threads) const {
+        if (rows_here <= 0) return;
+        for (int i = thread; i < rows_here * kChunksPerRow; i += threads) {
             const int row = i / kChunksPerRow, chunk = i % kChunksPerRow;
             *reinterpret_cast<uint4 *>(o + row * p.o_row_stride + chunk * 8) = make_uint4(0, 0, 0, 0);
         }
         if (lse) {
             const float value = sink(p);
-            for (int row = threadIdx.x; row < rows_here; row += kThreads) lse[row] = value;
+            for (int row = thread; row < rows_here; row += threads) lse[row] = value;
         }
+    }
+
+    // A skipped() tile's output from the CTA's kThreads threads; returns whether it was one
+    // (then the CTA is done).
+    template <int kChunksPerRow, int kThreads>
+    __device__ __forceinline__ bool finish_if_fully_masked(const FlashAttnFwdParams &p) const {
+        if (!skipped()) return false;
+        write_fully_masked<kChunksPerRow>(p, threadIdx.x, kThreads);
         return true;
+    }
+};
+
+// Which tiles a CTA computes, in the order of TileWork::tile_coords: its own one in a grid of
+// one CTA per tile, or, in a persistent launch (a 1-D grid of at most one CTA per SM), tiles
+// blockIdx.x, blockIdx.x + gridDim.x, ... of all of them. Static round robin: with the query
+// tile fastest, the CTAs running at one time still work on a few heads (their K/V shared in L2),
+// and non-causal tiles of one launch are equally long, so every CTA gets the same work to
+// within one tile. (Causal tiles are not: a persistent causal launch would want a dynamic
+// scheduler or a snake order; causal launches keep one CTA per tile, which the hardware
+// dispatches to whichever SM is free.)
+struct TileSchedule {
+    bool persistent;
+    dim3 tiles;         // (query tiles, heads, batch)
+    long long count;    // tiles this schedule walks past: all of them, or 1 (one per CTA)
+    long long index;    // the current tile, in that order
+
+    __device__ __forceinline__ TileSchedule(const FlashAttnFwdParams &p, int block_m, bool persistent_)
+        : persistent(persistent_),
+          tiles((p.seqlen_q + block_m - 1) / block_m, p.heads_q, p.batch),
+          count(persistent_ ? static_cast<long long>(tiles.x) * tiles.y * tiles.z : 1),
+          index(persistent_ ? blockIdx.x : 0) {}
+    __device__ __forceinline__ bool done() const { return index >= count; }
+    __device__ __forceinline__ void next() { index += persistent ? gridDim.x : 1; }
+    // (query tile, head, batch) of the current tile.
+    template <typename Work>
+    __device__ __forceinline__ int3 coords(const FlashAttnFwdParams &p) const {
+        return persistent ? Work::tile_coords(p, index, tiles) : Work::tile_coords(p);
     }
 };
 
@@ -192,14 +244,40 @@ struct TileWork {
 // static of its launcher, constant-initialised (no guard on the launch path).
 using SmemOptIns = std::atomic<uint64_t>;
 
-// Launch `kernel` over (query tiles, heads, batch) with the tile's dynamic shared memory and
-// `args` as its argument (the params themselves, or a struct that carries them); every
-// CUDA status goes back through params->cuda_error. A failed call also clears the runtime's
+// The grid of one CTA per tile: (query tiles, heads, batch).
+inline dim3 tile_grid(const FlashAttnFwdParams &p, int block_m) {
+    return dim3((p.seqlen_q + block_m - 1) / block_m, p.heads_q, p.batch);
+}
+
+// The current device's SM count (a persistent launch's CTAs), 0 if unknown. Cached per device
+// ordinal below 64: this runs on every launch. Zero-initialised static storage, no guard.
+inline int current_device_sm_count() {
+    static std::atomic<int> cached[64];
+    int device = -1;
+    if (cudaGetDevice(&device) != cudaSuccess || device < 0) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    if (device < 64) {
+        if (const int known = cached[device].load(std::memory_order_relaxed)) return known;
+    }
+    int sms = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    if (device < 64) cached[device].store(sms, std::memory_order_relaxed);
+    return sms;
+}
+
+// Launch `kernel` over `grid` (tile_grid, or a persistent kernel's CTAs) with the tile's
+// dynamic shared memory and `args` as its argument (the params themselves, or a struct that
+// carries them); every CUDA status goes back through params->cuda_error. A failed call also clears the runtime's
 // per-thread last error: left set, the next healthy launch on this thread (ours or the
 // caller's) would read it back from cudaGetLastError() and report a failure that is not its
 // own. cudaLaunchKernelEx returns this launch's own status, so no earlier error leaks in here.
 template <typename Kernel, typename Args>
-FlashAttnStatus launch_tiles(Kernel kernel, int block_m, int threads, int smem_bytes, FlashAttnFwdParams *params,
+FlashAttnStatus launch_tiles(Kernel kernel, dim3 grid, int threads, int smem_bytes, FlashAttnFwdParams *params,
                              cudaStream_t stream, SmemOptIns &opted_in, const Args &args) {
     auto fail = [params](cudaError_t err) {
         (void)cudaGetLastError();
@@ -222,7 +300,7 @@ FlashAttnStatus launch_tiles(Kernel kernel, int block_m, int threads, int smem_b
         opted_in.fetch_or(device_bit, std::memory_order_release);
     }
     cudaLaunchConfig_t config = {};
-    config.gridDim = dim3((params->seqlen_q + block_m - 1) / block_m, params->heads_q, params->batch);
+    config.gridDim = grid;
     config.blockDim = dim3(threads);
     config.dynamicSmemBytes = static_cast<size_t>(smem_bytes);
     config.stream = stream;
@@ -238,6 +316,13 @@ FlashAttnStatus launch_tiles(Kernel kernel, int block_m, int threads, int smem_b
     }
     if (err != cudaSuccess) return fail(err);
     return FLASHATTN_STATUS_SUCCESS;
+}
+
+// One CTA per tile.
+template <typename Kernel, typename Args>
+FlashAttnStatus launch_tiles(Kernel kernel, int block_m, int threads, int smem_bytes, FlashAttnFwdParams *params,
+                             cudaStream_t stream, SmemOptIns &opted_in, const Args &args) {
+    return launch_tiles(kernel, tile_grid(*params, block_m), threads, smem_bytes, params, stream, opted_in, args);
 }
 
 }  // namespace flashattn

@@ -17,7 +17,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct below changes layout; the Rust side checks it at run time. */
-#define FLASHATTN_ABI_VERSION 5
+#define FLASHATTN_ABI_VERSION 6
 
 typedef enum FlashAttnDtype {
     FLASHATTN_DTYPE_F16 = 0,
@@ -122,6 +122,11 @@ typedef struct FlashAttnFwdParams {
     const int32_t *seqused_k;
     int32_t total_q; /* varlen: rows of packed Q and O (LSE's row count), >= 1 */
     int32_t total_k; /* varlen: rows of packed K and V, >= 1 */
+
+    /* ABI 6. Set by flashattn_fwd, a caller's value is ignored: a causal launch walks its
+       (head, batch) pairs in sections of this many, whose K and V fit in L2 together
+       (common/tile_work.cuh). */
+    int32_t causal_section;
 } FlashAttnFwdParams;
 
 /* One compiled kernel configuration: what the fuzzer sweeps and the tuner picks from. */

@@ -75,8 +75,11 @@ struct WsTraits {
     static constexpr int kBlockM = 64 * kConsumers;
     static constexpr int kThreads = 128 * (kConsumers + 1);
     static constexpr int kWarps = kThreads / 32;
-    // setmaxnreg targets: 128 x 24 + 256 x 240 fits the 64K-register file with the launch's
-    // 168-register start.
+    // setmaxnreg targets: the CTA keeps the registers it launched with (168 per thread, the
+    // most that 384 threads of one CTA get), so 128 x 24 + 256 x 240 is all of them; 32 for the
+    // producer left the consumers' increase waiting forever. The producer walks a persistent
+    // CTA's tiles in those 24: in the masked and score-modifier variants it spills a few
+    // registers (to L1, off the consumers' path; the dense variant does not).
     static constexpr int kProducerRegs = 24;
     static constexpr int kConsumerRegs = 240;
 
@@ -92,9 +95,15 @@ struct WsTraits {
     static constexpr int kQBytes = kBlockM * kHeadDim * static_cast<int>(sizeof(Element));
     static constexpr int kTileBytes = kBlockN * kHeadDim * static_cast<int>(sizeof(Element));
     // Q tile (O in the epilogue), [stage] {K tile, V tile}, then the barriers (ws_kernel.cuh).
-    static constexpr int kBarrierBytes = 8 * (2 + 3 * kStages);
+    static constexpr int kBarrierBytes = 8 * (3 + 3 * kStages);
     static constexpr int kSmemBytes = kQBytes + kStages * 2 * kTileBytes + kBarrierBytes;
     static constexpr int kSmemLaunchBytes = kSmemBytes + 1024;
+    // The persistent kernel stages O in a tile of its own, between the K/V ring and the barriers,
+    // so that Q's buffer is the next tile's once this tile's last Q.K^T has read it; only where
+    // that fits (head dim 64).
+    static constexpr int kOBytes = kQBytes;
+    static constexpr int kPersistentSmemLaunchBytes = kSmemLaunchBytes + kOBytes;
+    static constexpr bool kSeparateO = kPersistentSmemLaunchBytes <= 227 * 1024;
     static_assert(kSmemLaunchBytes <= 227 * 1024, "tile does not fit in shared memory");
 };
 

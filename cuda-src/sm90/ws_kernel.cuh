@@ -1,10 +1,18 @@
 // The warp-specialized Hopper forward kernel (sm_90a): the same per-warpgroup math as
 // fwd_kernel.cuh (warpgroup_tile.cuh), fed differently. A producer warpgroup hands its
-// registers to the two consumer warpgroups and one of its threads issues every copy: Q once, then
-// K and V of each key tile as TMA boxes into a ring of shared-memory buffers, each buffer's
+// registers to the two consumer warpgroups and one of its threads issues every copy: per tile Q,
+// and K and V of each key tile as TMA boxes into a ring of shared-memory buffers, each buffer's
 // arrival counted in bytes by a full barrier and its release by the consumers counted by an
 // empty barrier. No consumer thread issues a load or waits at a CTA-wide barrier in the key
 // loop, so the copies run ahead by the whole ring while both consumers compute.
+//
+// kPersistent: one CTA per SM walks its tiles (TileSchedule) with the ring, the barriers'
+// phases and the consumers' turns running on across them, so the next tile's first K/V tile and
+// its Q land while this tile's last key tiles and epilogue run (Q's buffer is released after the
+// tile's last Q.K^T, which needs O to have a shared-memory tile of its own: WsTraits::kSeparateO).
+// Compiled for the dense variant of the tiles with that O tile (head dim 64), launched where
+// those have more tiles than SMs and the tiles are equally long (non-causal). Without it the
+// kernel computes one tile per CTA, the same code with the walk compiled away.
 //
 // Every variant (common/features.cuh): tensor maps describe dense [batch, seqlen, heads,
 // head_dim] tensors, or packed varlen [total, heads, head_dim] ones as one batch of total rows,
@@ -33,8 +41,8 @@
 
 namespace flashattn::sm90 {
 
-// The kernel's argument: the call's params and the three tensor maps (which must sit in
-// parameter space, 64-byte aligned, for the TMA unit to read them).
+// The kernel's argument: the call's params, the three tensor maps (which must sit in parameter
+// space, 64-byte aligned, for the TMA unit to read them) and the schedule.
 struct WsArgs {
     FlashAttnFwdParams params;
     CUtensorMap q;  // CUtensorMap is declared 64-byte aligned
@@ -65,10 +73,34 @@ __device__ __forceinline__ void zero_v_tail(uint32_t tile, int valid_rows, int l
     fence_proxy_async();
 }
 
-template <typename Traits, Variant kVariant>
+// What both roles derive from a tile: its work and its key walk, from the last key tile down as
+// in fwd_kernel.cuh (masked tiles first).
+template <typename Traits, typename F>
+struct WsTile {
+    TileWork<typename Traits::Element, F> work;
+    int n_block_max;
+    int n_blocks;
+    int batch_coord;  // the tensor maps' batch coordinate: packed (varlen) tensors are one batch
+    bool zero_tail;   // varlen: the first key tile (the range's last) reaches past the keys
+
+    __device__ __forceinline__ WsTile(const FlashAttnFwdParams &p, int3 coords, bool packed)
+        : work(p, Traits::kBlockM, coords),
+          n_block_max(work.keys.n_block_max(Traits::kBlockN)),
+          n_blocks(n_block_max - work.keys.n_block_min(Traits::kBlockN)),
+          batch_coord(packed ? 0 : coords.z),
+          zero_tail(packed && key0(0) + Traits::kBlockN > work.len.k) {}
+    // First key of the walk's i-th key tile.
+    __device__ __forceinline__ int key0(int i) const { return (n_block_max - 1 - i) * Traits::kBlockN; }
+};
+
+template <typename Traits, Variant kVariant, bool kPersistent>
 __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_constant__ WsArgs args) {
+    // The persistent walk releases Q after a tile's last Q.K^T, so O needs a tile of its own; and
+    // the V-tail barrier of packed varlen tensors is used once per CTA.
+    static_assert(!kPersistent || (Traits::kSeparateO && !Features<kVariant>::kVarlen));
     using Element = typename Traits::Element;
     using F = Features<kVariant>;
+    using Work = TileWork<Element, F>;
     using Tile = WarpgroupTile<Traits, F>;
     constexpr int kBlockM = Traits::kBlockM;
     constexpr int kBlockN = Traits::kBlockN;
@@ -81,37 +113,42 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     const uint32_t q_smem = smem_base;
     auto k_smem = [&](int stage) { return smem_base + Traits::kQBytes + stage * 2 * Traits::kTileBytes; };
     auto v_smem = [&](int stage) { return k_smem(stage) + Traits::kTileBytes; };
-    // Barriers: Q landed; per stage, K landed, V landed, and both read by every consumer warp;
-    // the first key tile's V with its tail zeroed (varlen).
-    const uint32_t barriers = smem_base + Traits::kQBytes + kStages * 2 * Traits::kTileBytes;
+    // O is staged in its own tile after the ring (persistent), else in the Q tile.
+    const uint32_t o_smem = kPersistent ? k_smem(kStages) : q_smem;
+    // Barriers: Q landed and Q read by every consumer warp; per stage, K landed, V landed, and
+    // both read by every consumer warp; the first key tile's V with its tail zeroed (varlen).
+    const uint32_t barriers = k_smem(kStages) + (kPersistent ? Traits::kOBytes : 0);
     const uint32_t q_full = barriers;
-    auto k_full = [&](int stage) { return barriers + 8 * (1 + stage); };
-    auto v_full = [&](int stage) { return barriers + 8 * (1 + kStages + stage); };
-    auto kv_empty = [&](int stage) { return barriers + 8 * (1 + 2 * kStages + stage); };
-    const uint32_t v_tail_zeroed = barriers + 8 * (1 + 3 * kStages);
-    // Tile i of the key loop sits in buffer i % kStages; its use of that buffer is the
-    // (i / kStages)-th, whose barrier phase has this parity.
-    auto parity = [](int i) { return static_cast<uint32_t>((i / kStages) & 1); };
-
-    const int3 coords = TileWork<Element, F>::tile_coords(p);
-    const TileWork<Element, F> work(p, kBlockM, coords);
-    if (work.finish_if_fully_masked<Traits::kChunksPerRow, Traits::kThreads>(p)) return;
-    // Key tiles from the last one down, as in fwd_kernel.cuh (masked tiles first).
-    const int n_block_max = work.keys.n_block_max(kBlockN);
-    const int n_blocks = n_block_max - work.keys.n_block_min(kBlockN);
-    auto key0 = [&](int i) { return (n_block_max - 1 - i) * kBlockN; };
-    // Packed (varlen) tensors are one batch of total rows, each sequence starting at its first.
+    const uint32_t q_empty = barriers + 8;
+    auto k_full = [&](int stage) { return barriers + 8 * (2 + stage); };
+    auto v_full = [&](int stage) { return barriers + 8 * (2 + kStages + stage); };
+    auto kv_empty = [&](int stage) { return barriers + 8 * (2 + 2 * kStages + stage); };
+    const uint32_t v_tail_zeroed = barriers + 8 * (2 + 3 * kStages);
+    // The ring's key tiles are numbered across the CTA's tiles: key tile j sits in buffer
+    // j % kStages, and its use of that buffer is the (j / kStages)-th, whose barrier phase has
+    // this parity. Likewise the CTA's t-th tile is the t-th use of the Q buffer.
+    auto parity = [](int j) { return static_cast<uint32_t>((j / kStages) & 1); };
     const bool packed = F::kVarlen && p.cu_seqlens_q != nullptr;
-    const int batch_coord = packed ? 0 : coords.z;
-    // Only the first key tile (the last one of the range) reaches past the sequence's keys.
-    const bool zero_tail = packed && key0(0) + kBlockN > work.len.k;
+
+    // Every thread walks the CTA's tiles itself; the first one is worked out before the barrier
+    // setup, under thread 0's initialisation, rather than on the way to the first copy.
+    TileSchedule schedule(p, kBlockM, kPersistent);
+    WsTile<Traits, F> tile(p, schedule.coords<Work>(p), packed);
+    auto next_tile = [&] {
+        if (!kPersistent) return false;
+        schedule.next();
+        if (schedule.done()) return false;
+        tile = WsTile<Traits, F>(p, schedule.coords<Work>(p), packed);
+        return true;
+    };
 
     if (threadIdx.x == 0) {
         barrier_init(q_full, 1);
+        barrier_init(q_empty, 4 * Traits::kConsumers);  // one arrival per consumer warp
         for (int s = 0; s < kStages; ++s) {
             barrier_init(k_full(s), 1);
             barrier_init(v_full(s), 1);
-            barrier_init(kv_empty(s), 4 * Traits::kConsumers);  // one arrival per consumer warp
+            barrier_init(kv_empty(s), 4 * Traits::kConsumers);
         }
         barrier_init(v_tail_zeroed, 1);
         fence_barrier_init();
@@ -122,34 +159,52 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     if (warpgroup == 0) {
         warpgroup_release_registers<Traits::kProducerRegs>();
         if (threadIdx.x == 0) {
-            const int head = coords.y;
-            const int kv_head = head / (p.heads_q / p.heads_kv);
-            barrier_arrive_expect_tx(q_full, Traits::kQBytes);
+            int kv = 0;  // key tiles this CTA has loaded
+            int t = 0;   // tiles this CTA has started
+            do {
+                if (tile.work.skipped()) continue;
+                const int head = tile.work.head;
+                const int kv_head = head / (p.heads_q / p.heads_kv);
+                auto load_kv = [&](int i) {
+                    const int j = kv + i, stage = j % kStages;
+                    if (j >= kStages) barrier_wait(kv_empty(stage), parity(j) ^ 1);
+                    const int row = tile.work.k_first + tile.key0(i);
+                    barrier_arrive_expect_tx(k_full(stage), Traits::kTileBytes);
 #pragma unroll
-            for (int a = 0; a < kAtoms; ++a)
-                tma_load_4d(q_smem + a * kBlockM * kAtomRowBytes, &args.q, q_full, a * 64,
-                            work.q_first + work.row_begin, head, batch_coord);
-            for (int i = 0; i < n_blocks; ++i) {
-                const int stage = i % kStages;
-                if (i >= kStages) barrier_wait(kv_empty(stage), parity(i) ^ 1);
-                barrier_arrive_expect_tx(k_full(stage), Traits::kTileBytes);
+                    for (int a = 0; a < kAtoms; ++a)
+                        tma_load_4d(k_smem(stage) + a * kBlockN * kAtomRowBytes, &args.k, k_full(stage), a * 64, row,
+                                    kv_head, tile.batch_coord);
+                    barrier_arrive_expect_tx(v_full(stage), Traits::kTileBytes);
+#pragma unroll
+                    for (int a = 0; a < kAtoms; ++a)
+                        tma_load_4d(v_smem(stage) + a * kBlockN * kAtomRowBytes, &args.v, v_full(stage), a * 64, row,
+                                    kv_head, tile.batch_coord);
+                };
+                // The CTA's first Q goes first. A later one waits for the previous tile's last
+                // Q.K^T; the tile's first key tile goes ahead of that wait (its buffer is freed
+                // by the previous tile's walk).
+                const int before_q = t == 0 ? 0 : 1;
+                for (int i = 0; i < before_q; ++i) load_kv(i);
+                if (t > 0) barrier_wait(q_empty, (t - 1) & 1);
+                barrier_arrive_expect_tx(q_full, Traits::kQBytes);
 #pragma unroll
                 for (int a = 0; a < kAtoms; ++a)
-                    tma_load_4d(k_smem(stage) + a * kBlockN * kAtomRowBytes, &args.k, k_full(stage), a * 64,
-                                work.k_first + key0(i), kv_head, batch_coord);
-                barrier_arrive_expect_tx(v_full(stage), Traits::kTileBytes);
-#pragma unroll
-                for (int a = 0; a < kAtoms; ++a)
-                    tma_load_4d(v_smem(stage) + a * kBlockN * kAtomRowBytes, &args.v, v_full(stage), a * 64,
-                                work.k_first + key0(i), kv_head, batch_coord);
+                    tma_load_4d(q_smem + a * kBlockM * kAtomRowBytes, &args.q, q_full, a * 64,
+                                tile.work.q_first + tile.work.row_begin, head, tile.batch_coord);
+                for (int i = before_q; i < tile.n_blocks; ++i) load_kv(i);
+                kv += tile.n_blocks;
+                ++t;
+            } while (next_tile());
+        } else if (packed && threadIdx.x / 32 == 1) {
+            // One tile per CTA (never kPersistent): its first key tile is the ring's first.
+            if (!tile.work.skipped() && tile.zero_tail) {
+                // Buffer 0 cannot be refilled before the consumers release it, which they do
+                // only after reading it through v_tail_zeroed.
+                barrier_wait(v_full(0), 0);
+                zero_v_tail<Traits>(v_smem(0), tile.work.len.k - tile.key0(0), threadIdx.x % 32);
+                __syncwarp();
+                if (threadIdx.x % 32 == 0) barrier_arrive(v_tail_zeroed);
             }
-        } else if (zero_tail && threadIdx.x / 32 == 1) {
-            // Buffer 0 cannot be refilled before the consumers release it, which they do only
-            // after reading it through v_tail_zeroed.
-            barrier_wait(v_full(0), 0);
-            zero_v_tail<Traits>(v_smem(0), work.len.k - key0(0), threadIdx.x % 32);
-            __syncwarp();
-            if (threadIdx.x % 32 == 0) barrier_arrive(v_tail_zeroed);
         }
         return;
     }
@@ -158,84 +213,106 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     const int consumer = warpgroup - 1;
     const int warp = (threadIdx.x / 32) % 4;
     const int lane = threadIdx.x % 32;
-    Tile wg(p, work, consumer, warp, lane);
     using Scores = typename Tile::Scores;
     using PFrag = typename Tile::PFrag;
-    // A buffer is free again once every consumer warp's reads of it (K by a Q.K^T, V by a P.V)
-    // are complete.
-    // V of key tile i has landed (for the first tile in a varlen call: and its tail is zeroed).
-    auto wait_v = [&](int i) {
-        if (i == 0 && zero_tail)
-            barrier_wait(v_tail_zeroed, 0);
-        else
-            barrier_wait(v_full(i % kStages), parity(i));
-    };
-    auto release_stage = [&](int i, int lane_) {
+    // One arrival per consumer warp, once its lanes are done with what the barrier guards.
+    auto arrive_warp = [&](uint32_t barrier) {
         __syncwarp();
-        if (lane_ == 0) barrier_arrive(kv_empty(i % kStages));
+        if (lane == 0) barrier_arrive(barrier);
     };
 
     // The two consumers take turns at the tensor cores: in its turn a consumer issues Q.K^T of
     // key tile j and P.V of tile j - 1, then lets the other one issue while it waits for S and
     // runs tile j's softmax (FlashAttention-3's ping-pong). O is rescaled to tile j - 1's row
-    // max just before P.V of j - 1 accumulates into it. Turns alternate strictly: consumer 0's
-    // turn t waits for consumer 1's turn t - 1, consumer 1's turn t for consumer 0's turn t,
-    // and each named barrier sees as many arrivals as waits (the last turn hands nothing on).
-    const int turns = n_blocks + 1;  // n_blocks Q.K^T turns, then the last P.V
-    auto begin_turn = [&](int turn) {
-        if (consumer == 1 || turn > 0) named_barrier_sync(kTurnBarrier + consumer, 256);
+    // max just before P.V of j - 1 accumulates into it. Turns alternate strictly over the CTA's
+    // whole life, across its tiles: consumer 0's turn waits for consumer 1's previous one
+    // (except the CTA's first), consumer 1's for consumer 0's. Each named barrier sees as many
+    // arrivals as waits: consumer 1's last turn of a tile hands on to consumer 0's next tile,
+    // and after the CTA's last tile to nobody (one tile per CTA), or consumer 0 takes it
+    // (persistent: whether a tile is the last is known only after it).
+    bool took_turn = false;  // consumer 0: whether any turn came before this one
+    auto begin_turn = [&] {
+        if (consumer == 1 || took_turn) named_barrier_sync(kTurnBarrier + consumer, 256);
+        took_turn = true;
     };
-    auto end_turn = [&](int turn) {
-        if (consumer == 0 || turn + 1 < turns) named_barrier_arrive(kTurnBarrier + (consumer ^ 1), 256);
+    auto end_turn = [&](bool tile_done) {
+        if (kPersistent || consumer == 0 || !tile_done) named_barrier_arrive(kTurnBarrier + (consumer ^ 1), 256);
     };
-    Scores acc_s;
-    PFrag p_frag;
-    barrier_wait(q_full, 0);
-    // Tile 0: its Q.K^T alone.
-    barrier_wait(k_full(0), 0);
-    begin_turn(0);
-    wg.issue_qk(acc_s, q_smem, k_smem(0));
-    end_turn(0);
-    wgmma_wait<0>();
-    hold(acc_s);
-    typename Tile::RowOffsets offsets = wg.update_max(acc_s, p, key0(0));
-    wg.to_p(acc_s, offsets, p_frag);
-    for (int iter = 1; iter < n_blocks; ++iter) {
-        const int stage = iter % kStages;
-        const int prev = (iter - 1) % kStages;
-        barrier_wait(k_full(stage), parity(iter));
-        begin_turn(iter);
-        wg.issue_qk(acc_s, q_smem, k_smem(stage));
+
+    int kv = 0;  // key tiles this CTA has consumed
+    int t = 0;   // tiles this CTA has started
+    do {
+        const Work &work = tile.work;
+        if (work.skipped()) {
+            work.template write_fully_masked<Traits::kChunksPerRow>(p, threadIdx.x - 128, 128 * Traits::kConsumers);
+            continue;
+        }
+        const int n_blocks = tile.n_blocks;
+        auto stage_of = [&](int i) { return (kv + i) % kStages; };
+        auto parity_of = [&](int i) { return parity(kv + i); };
+        // V of key tile i has landed (for the first tile in a varlen call: and its tail is zeroed).
+        auto wait_v = [&](int i) {
+            if (i == 0 && tile.zero_tail)
+                barrier_wait(v_tail_zeroed, 0);
+            else
+                barrier_wait(v_full(stage_of(i)), parity_of(i));
+        };
+        Tile wg(p, work, consumer, warp, lane);
+        Scores acc_s;
+        PFrag p_frag;
+        barrier_wait(q_full, t & 1);
+        // Key tile 0: its Q.K^T alone.
+        barrier_wait(k_full(stage_of(0)), parity_of(0));
+        begin_turn();
+        wg.issue_qk(acc_s, q_smem, k_smem(stage_of(0)));
+        end_turn(false);
+        wgmma_wait<0>();
+        hold(acc_s);
+        // Persistent: Q's buffer is the next tile's once the tile's last Q.K^T has read it.
+        if (kPersistent && n_blocks == 1) arrive_warp(q_empty);
+        typename Tile::RowOffsets offsets = wg.update_max(acc_s, p, tile.key0(0));
+        wg.to_p(acc_s, offsets, p_frag);
+        for (int iter = 1; iter < n_blocks; ++iter) {
+            barrier_wait(k_full(stage_of(iter)), parity_of(iter));
+            begin_turn();
+            wg.issue_qk(acc_s, q_smem, k_smem(stage_of(iter)));
+            wg.rescale_o(offsets);
+            hold(wg.acc_o);
+            wait_v(iter - 1);
+            wg.issue_pv(p_frag, v_smem(stage_of(iter - 1)));
+            end_turn(false);
+            wgmma_wait<1>();  // S; P.V of the previous tile may still run
+            hold(acc_s);
+            if (kPersistent && iter == n_blocks - 1) arrive_warp(q_empty);
+            offsets = wg.update_max(acc_s, p, tile.key0(iter));
+            wgmma_wait<0>();
+            hold(wg.acc_o);
+            hold(p_frag);
+            arrive_warp(kv_empty(stage_of(iter - 1)));
+            wg.to_p(acc_s, offsets, p_frag);
+        }
+        begin_turn();
         wg.rescale_o(offsets);
         hold(wg.acc_o);
-        wait_v(iter - 1);
-        wg.issue_pv(p_frag, v_smem(prev));
-        end_turn(iter);
-        wgmma_wait<1>();  // S; P.V of the previous tile may still run
-        hold(acc_s);
-        offsets = wg.update_max(acc_s, p, key0(iter));
+        wait_v(n_blocks - 1);
+        wg.issue_pv(p_frag, v_smem(stage_of(n_blocks - 1)));
+        end_turn(true);
         wgmma_wait<0>();
         hold(wg.acc_o);
-        hold(p_frag);
-        release_stage(iter - 1, lane);
-        wg.to_p(acc_s, offsets, p_frag);
-    }
-    begin_turn(n_blocks);
-    wg.rescale_o(offsets);
-    hold(wg.acc_o);
-    wait_v(n_blocks - 1);
-    wg.issue_pv(p_frag, v_smem((n_blocks - 1) % kStages));
-    end_turn(n_blocks);
-    wgmma_wait<0>();
-    hold(wg.acc_o);
-
-    // Epilogue: each consumer stages its own 64 rows of O in its own rows of the Q buffer (which
-    // only its Q.K^T read) and copies them out; the other consumer may still be computing.
-    wg.finish(p, work, q_smem, lane / 4);
-    named_barrier_sync(kEpilogueBarrier + consumer, 128);
-    const int row_first = consumer * 64;
-    store_o_rows<Traits>(q_smem, work.o, p.o_row_stride, row_first, min(row_first + 64, work.rows_here),
-                         threadIdx.x - 128 * warpgroup, 128);
+        if (kPersistent) arrive_warp(kv_empty(stage_of(n_blocks - 1)));  // the next tile's ring
+        // Epilogue: each consumer stages its own 64 rows of O (in its own rows of the Q tile,
+        // which only its Q.K^T read; persistent: in the O tile) and copies them out in 16-byte
+        // chunks; the other consumer may still be computing. A persistent CTA's previous copy
+        // out of the same rows is behind this tile's turns, each a bar.sync of all its threads.
+        wg.finish(p, work, o_smem, lane / 4);
+        named_barrier_sync(kEpilogueBarrier + consumer, 128);
+        const int row_first = consumer * 64;
+        store_o_rows<Traits>(o_smem, work.o, p.o_row_stride, row_first, min(row_first + 64, work.rows_here),
+                             threadIdx.x - 128 * warpgroup, 128);
+        kv += n_blocks;
+        ++t;
+    } while (next_tile());
+    if (kPersistent && consumer == 0 && took_turn) named_barrier_sync(kTurnBarrier, 256);
 }
 
 // Builds the tensor maps and launches; a call whose tensors no tensor map describes (a zero or
@@ -266,8 +343,19 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
         params->config_used = kFallbackId;
         return launch_fwd<typename Traits::Fallback, kFallbackVariant>(params, stream);
     }
-    return launch_tiles(ws_kernel<Traits, kVariant>, Traits::kBlockM, Traits::kThreads, Traits::kSmemLaunchBytes,
-                        params, stream, opted_in, args);
+    // Persistent (one CTA per SM walking the tiles) where the kernel has it and the launch has
+    // more tiles than SMs, all equally long (not causal).
+    const dim3 grid = tile_grid(p, Traits::kBlockM);
+    if constexpr (kVariant == Variant::kDense && Traits::kSeparateO) {
+        static SmemOptIns persistent_opted_in{0};
+        const long long tiles = static_cast<long long>(grid.x) * grid.y * grid.z;
+        const int sms = p.causal ? 0 : current_device_sm_count();
+        if (sms > 0 && tiles > sms)
+            return launch_tiles(ws_kernel<Traits, kVariant, true>, dim3(sms), Traits::kThreads,
+                                Traits::kPersistentSmemLaunchBytes, params, stream, persistent_opted_in, args);
+    }
+    return launch_tiles(ws_kernel<Traits, kVariant, false>, grid, Traits::kThreads, Traits::kSmemLaunchBytes, params,
+                        stream, opted_in, args);
 }
 
 }  // namespace flashattn::sm90

@@ -744,6 +744,12 @@ fn edges(case: &Case) -> Vec<(&'static str, bool)> {
             p.causal && p.seqlen_q < p.seqlen_k,
         ),
         ("batch>1", p.batch > 1),
+        // More 128-row query tiles than two per SM of a 132-SM H100/H200: a non-causal launch of
+        // the warp-specialized tiles then runs persistent, several tiles per CTA.
+        (
+            "non-causal, > 264 tiles of 128 rows (persistent ws)",
+            !p.causal && p.seqlen_q.div_ceil(128) * p.batch * p.heads_q > 264,
+        ),
         ("mha", group == 1 && p.heads_q > 1),
         ("gqa", group > 1 && p.heads_kv > 1),
         ("mqa", p.heads_kv == 1 && p.heads_q > 1),

@@ -59,10 +59,13 @@ mod tests {
             std::mem::offset_of!(FlashAttnFwdParams, total_q),
             abi4_end + 3 * 8
         );
+        // ABI 6 appends causal_section (set by flashattn_fwd) and 4 bytes of padding.
+        let abi5_end = abi4_end + 3 * 8 + 2 * 4;
         assert_eq!(
-            std::mem::size_of::<FlashAttnFwdParams>(),
-            abi4_end + 3 * 8 + 2 * 4
+            std::mem::offset_of!(FlashAttnFwdParams, causal_section),
+            abi5_end
         );
+        assert_eq!(std::mem::size_of::<FlashAttnFwdParams>(), abi5_end + 8);
         // The registry entry: score_mods fills what was padding before the name pointer.
         assert_eq!(std::mem::offset_of!(FlashAttnConfig, score_mods), 11 * 4);
         assert_eq!(std::mem::offset_of!(FlashAttnConfig, name), 12 * 4);

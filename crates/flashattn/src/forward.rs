@@ -349,6 +349,7 @@ pub(crate) fn prepare_launch(
         // validate_varlen bounded both by MAX_SEQLEN.
         total_q: varlen.map_or(0, |vl| vl.total_q as i32),
         total_k: varlen.map_or(0, |vl| vl.total_k as i32),
+        causal_section: 0, // flashattn_fwd sets it
     };
     Ok((p, config))
 }
