@@ -77,9 +77,9 @@ struct WsTraits {
     static constexpr int kWarps = kThreads / 32;
     // setmaxnreg targets: the CTA keeps the registers it launched with (168 per thread, the
     // most that 384 threads of one CTA get), so 128 x 24 + 256 x 240 is all of them; 32 for the
-    // producer left the consumers' increase waiting forever. The producer walks a persistent
-    // CTA's tiles in those 24: in the masked and score-modifier variants it spills a few
-    // registers (to L1, off the consumers' path; the dense variant does not).
+    // producer left the consumers' increase waiting forever. The persistent kernel's producer
+    // walks its CTA's tiles in those 24 and spills a few registers (to L1, off the consumers'
+    // path); the one-tile-per-CTA kernels do not spill.
     static constexpr int kProducerRegs = 24;
     static constexpr int kConsumerRegs = 240;
 
