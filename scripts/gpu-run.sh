@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Runs on the GPU host, from the checkout root, over what scripts/gpu-pack.sh packed.
 # Steps (default: all): tests sanitizer fuzz bench; also varlen-sanitizer, fuzz-sanitizer, tune, gate,
-# ab (AB_OLD=other build's flashattn-bench), regression (against the stored baseline), accuracy
+# ab (AB_OLD=other build's flashattn-bench), kernel-ab (KERNEL_AB=configurations), regression
+# (against the stored baseline), accuracy
 # (ours, naive and PyTorch SDPA against the f64 reference, per mask and score modifier), selftest,
 # candle (scripts/candle-gpu-pack.sh packs it).
 # Full logs go to $OUT (default ./gpu-out); a short table is printed last. Steps run in the order
 # given: put the timing steps (ab, bench, regression) first, while the GPU is cool (the seed
 # suite's microsecond kernels read 1-3% slower after minutes of tests). TEST_FILTER (a bash
-# regex) limits the tests step to the test executables whose names match.
+# regex) limits the tests step to the test executables whose names match. kernel-ab: named
+# configurations (KERNEL_AB) against the dispatcher's choice, same run.
 #
 #   scripts/gpu-run.sh tests sanitizer
 #   TEST_FILTER='gpu_grid|gpu_varlen|validation' scripts/gpu-run.sh ab tests
@@ -93,6 +95,20 @@ for step in $steps; do
         done
         "$bin/flashattn-report" compare "$out/ab-old-$r.json" "$out/ab-new-$r.json" > "$out/ab-compare-$r.txt" 2>&1
         note "ab pair $r: compare exit $? ($(tail -1 "$out/ab-compare-$r.txt"))"
+      done ;;
+    kernel-ab)
+      # Same-run A/B of named configurations (KERNEL_AB, comma-separated) against the dispatcher's
+      # choice on the shapes they run (KERNEL_AB_ARGS), AB_REPS times: whether a table row should move.
+      for r in $(seq "${AB_REPS:-2}"); do
+        "$bin/flashattn-bench" run ${KERNEL_AB_ARGS:---suite long --modes graph --iters 20} --baseline none \
+          --label flashattn --out "$out/kab-auto-$r.json" >> "$out/kernel-ab.log" 2>&1
+        for k in ${KERNEL_AB//,/ }; do
+          "$bin/flashattn-bench" run ${KERNEL_AB_ARGS:---suite long --modes graph --iters 20} --baseline none \
+            --kernel "$k" --label flashattn --out "$out/kab-$k-$r.json" >> "$out/kernel-ab.log" 2>&1
+          "$bin/flashattn-report" compare "$out/kab-auto-$r.json" "$out/kab-$k-$r.json" > "$out/kab-$k-$r.txt" 2>&1
+          note "kernel-ab $k, repetition $r (new/old = named/dispatcher):"
+          awk '/^== /{shape=substr($0,4)} /^flashattn /{printf "    %-40s %s\n", shape, $5}' "$out/kab-$k-$r.txt" | tee -a "$summary"
+        done
       done ;;
     regression)
       # The regression gate against the stored baseline of this GPU, features off.
