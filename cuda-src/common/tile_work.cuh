@@ -209,6 +209,11 @@ struct TileWork {
     }
 };
 
+// A launch's tiles, (query tiles, heads, batch): the grid of one CTA per tile.
+__host__ __device__ __forceinline__ dim3 tile_grid(const FlashAttnFwdParams &p, int block_m) {
+    return dim3((p.seqlen_q + block_m - 1) / block_m, p.heads_q, p.batch);
+}
+
 // Which tiles a CTA computes, in the order of TileWork::tile_coords: its own one in a grid of
 // one CTA per tile, or, in a persistent launch (a 1-D grid of at most one CTA per SM), tiles
 // blockIdx.x, blockIdx.x + gridDim.x, ... of all of them. Static round robin: with the query
@@ -217,23 +222,23 @@ struct TileWork {
 // within one tile. (Causal tiles are not: a persistent causal launch would want a dynamic
 // scheduler or a snake order; causal launches keep one CTA per tile, which the hardware
 // dispatches to whichever SM is free.)
+template <bool kPersistent>
 struct TileSchedule {
-    bool persistent;
-    dim3 tiles;         // (query tiles, heads, batch)
-    long long count;    // tiles this schedule walks past: all of them, or 1 (one per CTA)
-    long long index;    // the current tile, in that order
+    dim3 tiles;       // tile_grid
+    long long index;  // the current tile, in that order
 
-    __device__ __forceinline__ TileSchedule(const FlashAttnFwdParams &p, int block_m, bool persistent_)
-        : persistent(persistent_),
-          tiles((p.seqlen_q + block_m - 1) / block_m, p.heads_q, p.batch),
-          count(persistent_ ? static_cast<long long>(tiles.x) * tiles.y * tiles.z : 1),
-          index(persistent_ ? blockIdx.x : 0) {}
-    __device__ __forceinline__ bool done() const { return index >= count; }
-    __device__ __forceinline__ void next() { index += persistent ? gridDim.x : 1; }
+    __device__ __forceinline__ TileSchedule(const FlashAttnFwdParams &p, int block_m)
+        : tiles(tile_grid(p, block_m)), index(kPersistent ? blockIdx.x : 0) {}
+    // Moves to the CTA's next tile; false when it has none.
+    __device__ __forceinline__ bool next() {
+        if (!kPersistent) return false;
+        index += gridDim.x;
+        return index < static_cast<long long>(tiles.x) * tiles.y * tiles.z;
+    }
     // (query tile, head, batch) of the current tile.
     template <typename Work>
     __device__ __forceinline__ int3 coords(const FlashAttnFwdParams &p) const {
-        return persistent ? Work::tile_coords(p, index, tiles) : Work::tile_coords(p);
+        return kPersistent ? Work::tile_coords(p, index, tiles) : Work::tile_coords(p);
     }
 };
 
@@ -243,11 +248,6 @@ struct TileSchedule {
 // pays for it once per device instead of on every launch. One per kernel: a function-local
 // static of its launcher, constant-initialised (no guard on the launch path).
 using SmemOptIns = std::atomic<uint64_t>;
-
-// The grid of one CTA per tile: (query tiles, heads, batch).
-inline dim3 tile_grid(const FlashAttnFwdParams &p, int block_m) {
-    return dim3((p.seqlen_q + block_m - 1) / block_m, p.heads_q, p.batch);
-}
 
 // The current device's SM count (a persistent launch's CTAs), 0 if unknown. Cached per device
 // ordinal below 64: this runs on every launch. Zero-initialised static storage, no guard.

@@ -132,13 +132,11 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
 
     // Every thread walks the CTA's tiles itself; the first one is worked out before the barrier
     // setup, under thread 0's initialisation, rather than on the way to the first copy.
-    TileSchedule schedule(p, kBlockM, kPersistent);
-    WsTile<Traits, F> tile(p, schedule.coords<Work>(p), packed);
+    TileSchedule<kPersistent> schedule(p, kBlockM);
+    WsTile<Traits, F> tile(p, schedule.template coords<Work>(p), packed);
     auto next_tile = [&] {
-        if (!kPersistent) return false;
-        schedule.next();
-        if (schedule.done()) return false;
-        tile = WsTile<Traits, F>(p, schedule.coords<Work>(p), packed);
+        if (!schedule.next()) return false;
+        tile = WsTile<Traits, F>(p, schedule.template coords<Work>(p), packed);
         return true;
     };
 
@@ -183,9 +181,11 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                 // The CTA's first Q goes first. A later one waits for the previous tile's last
                 // Q.K^T; the tile's first key tile goes ahead of that wait (its buffer is freed
                 // by the previous tile's walk).
-                const int before_q = t == 0 ? 0 : 1;
-                for (int i = 0; i < before_q; ++i) load_kv(i);
-                if (t > 0) barrier_wait(q_empty, (t - 1) & 1);
+                const int before_q = t > 0 ? 1 : 0;
+                if (t > 0) {
+                    load_kv(0);
+                    barrier_wait(q_empty, (t - 1) & 1);
+                }
                 barrier_arrive_expect_tx(q_full, Traits::kQBytes);
 #pragma unroll
                 for (int a = 0; a < kAtoms; ++a)
