@@ -196,8 +196,9 @@ pub const SM90_TILES: &[HopperTile] = &[
 /// producer warpgroup that issues TMA copies and two consumer warpgroups of 64 query rows each
 /// (128 rows per CTA, one CTA per SM), with all three variants (dense, general, score
 /// modifiers). Calls whose strides a tensor map cannot describe run on its fallback, the
-/// two-warpgroup [`SM90_TILES`] line of the same head dim and key width with two stages, which
-/// must exist with its score-modifier kernel (the build script checks).
+/// two-warpgroup [`SM90_TILES`] line of the same head dim and key width (64 keys where the width
+/// is not a multiple of 64) with two stages, which must exist with its score-modifier kernel
+/// (the build script checks).
 pub struct WsTile {
     pub head_dim: u32,
     pub block_n: u32,
@@ -217,11 +218,16 @@ const fn ws_tile(head_dim: u32, block_n: u32, stages: u32) -> WsTile {
 /// flight. Measured on the lent H100 against two buffers (2026-11-25,
 /// docs/benchmarks/2026-11-25-h100-ws.md): head dim 128 with three buffers 4-20% faster at
 /// S = 512-8192 (four do not fit beside Q); head dim 64 with four buffers 8-17% faster at
-/// S >= 2048, three within 2% of four. Head dim 256 holds 128 O accumulators per thread, so
-/// 64 keys of S and two buffers (Q and a third would exceed shared memory): 3-9% over its
-/// fallback on the long shapes.
+/// S >= 2048, three within 2% of four. Since K and V are released apart (2026-11-26,
+/// docs/benchmarks/2026-11-26-h100-split-release.md) two buffers of wider key tiles do better
+/// still: FlashAttention-3's widths, 176 keys at head dim 128 (88 S registers beside 64 of O;
+/// 2-3% faster than three buffers of 128 keys on every long d128 shape) and 80 at head dim 256
+/// (40 beside 128 of O; 7.6% faster than 64 keys at S = 8192). Key widths that are not a multiple
+/// of 64 fall back to the 64-key cp.async tile of the head dim.
 pub const SM90_WS_TILES: &[WsTile] = &[
     ws_tile(64, 128, 4),
     ws_tile(128, 128, 3),
+    ws_tile(128, 176, 2),
     ws_tile(256, 64, 2),
+    ws_tile(256, 80, 2),
 ];

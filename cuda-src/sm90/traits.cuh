@@ -67,7 +67,9 @@ FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream);
 template <typename Element_, int kHeadDim_, int kBlockN_, int kStages_>
 struct WsTraits {
     using Element = Element_;
-    using Fallback = FwdTraits<Element_, kHeadDim_, kBlockN_, 2, 2>;
+    // An 80- or 176-key tile falls back to the 64-key one: the cp.async tiles have no such
+    // width.
+    using Fallback = FwdTraits<Element_, kHeadDim_, kBlockN_ % 64 == 0 ? kBlockN_ : 64, 2, 2>;
     static constexpr int kHeadDim = kHeadDim_;
     static constexpr int kBlockN = kBlockN_;
     static constexpr int kStages = kStages_;
@@ -89,13 +91,13 @@ struct WsTraits {
     static constexpr int kPVSteps = kBlockN / 16;
 
     static_assert(kHeadDim == 64 || kHeadDim == 128 || kHeadDim == 256, "the head dims with a fallback tile");
-    static_assert(kBlockN == 64 || kBlockN == 128, "S is one m64n64 or m64n128 wgmma per k16 step");
+    static_assert(kBlockN == 64 || kBlockN == 80 || kBlockN == 128 || kBlockN == 176, "S is one m64nN wgmma per k16 step");
     static_assert(kStages >= 2 && kStages <= 4, "a ring of two to four K/V buffers");
 
     static constexpr int kQBytes = kBlockM * kHeadDim * static_cast<int>(sizeof(Element));
     static constexpr int kTileBytes = kBlockN * kHeadDim * static_cast<int>(sizeof(Element));
     // Q tile (O in the epilogue), [stage] {K tile, V tile}, then the barriers (ws_kernel.cuh).
-    static constexpr int kBarrierBytes = 8 * (3 + 3 * kStages);
+    static constexpr int kBarrierBytes = 8 * (3 + 4 * kStages);
     static constexpr int kSmemBytes = kQBytes + kStages * 2 * kTileBytes + kBarrierBytes;
     static constexpr int kSmemLaunchBytes = kSmemBytes + 1024;
     // The persistent kernel stages O in a tile of its own, between the K/V ring and the barriers,

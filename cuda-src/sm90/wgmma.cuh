@@ -61,13 +61,29 @@ __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.
 #define FLASHATTN_D64(d)                                                                            \
     FLASHATTN_D_TILE(d, 0), FLASHATTN_D_TILE(d, 1), FLASHATTN_D_TILE(d, 2), FLASHATTN_D_TILE(d, 3), \
         FLASHATTN_D_TILE(d, 4), FLASHATTN_D_TILE(d, 5), FLASHATTN_D_TILE(d, 6), FLASHATTN_D_TILE(d, 7)
+#define FLASHATTN_D80(d) FLASHATTN_D64(d), FLASHATTN_D_TILE(d, 8), FLASHATTN_D_TILE(d, 9)
 #define FLASHATTN_D128(d)                                                                              \
     FLASHATTN_D64(d), FLASHATTN_D_TILE(d, 8), FLASHATTN_D_TILE(d, 9), FLASHATTN_D_TILE(d, 10),         \
         FLASHATTN_D_TILE(d, 11), FLASHATTN_D_TILE(d, 12), FLASHATTN_D_TILE(d, 13), FLASHATTN_D_TILE(d, 14), \
         FLASHATTN_D_TILE(d, 15)
+#define FLASHATTN_D176(d)                                                                           \
+    FLASHATTN_D128(d), FLASHATTN_D_TILE(d, 16), FLASHATTN_D_TILE(d, 17), FLASHATTN_D_TILE(d, 18),        \
+        FLASHATTN_D_TILE(d, 19), FLASHATTN_D_TILE(d, 20), FLASHATTN_D_TILE(d, 21)
 #define FLASHATTN_D64_REGS \
     "{" "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" "}"
+#define FLASHATTN_D80_REGS \
+    "{" "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+    "%32, %33, %34, %35, %36, %37, %38, %39" "}"
+#define FLASHATTN_D176_REGS \
+    "{" \
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
+    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+    "%80, %81, %82, %83, %84, %85, %86, %87" "}"
 #define FLASHATTN_D128_REGS \
     "{" "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
@@ -76,7 +92,7 @@ __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.
 
 // The two warpgroup MMAs of the kernel, fp32 accumulate, for one 16-bit element type:
 // - ss: D[64 x N] (+)= A[64 x 16] . B[16 x N] with both operands K-major in shared memory (Q and
-//   K for S = Q K^T); N = 64 or 128, from the size of D. Q is not a register operand: one that
+//   K for S = Q K^T); N = 64, 80, 128 or 176, from the size of D. Q is not a register operand: one that
 //   stayed live across loop trips had its registers handed to other values by ptxas inside
 //   the loop.
 // - rs: D[64 x N] += A[64 x 16] . B[16 x N] with A from registers and B MN-major (stored K
@@ -101,12 +117,28 @@ struct Wgmma;
                          : FLASHATTN_D64(d)                                                                     \
                          : "l"(a_desc), "l"(b_desc), "r"(static_cast<int>(accumulate)));                        \
         }                                                                                                       \
+        __device__ __forceinline__ static void ss(float (&d)[10][4], uint64_t a_desc, uint64_t b_desc,         \
+                                                  bool accumulate) {                                            \
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %42, 0;\n"                                          \
+                         "wgmma.mma_async.sync.aligned.m64n80k16.f32." PTX_TYPE "." PTX_TYPE " "                 \
+                         FLASHATTN_D80_REGS ", %40, %41, p, 1, 1, 0, 0;\n}\n"                                    \
+                         : FLASHATTN_D80(d)                                                                     \
+                         : "l"(a_desc), "l"(b_desc), "r"(static_cast<int>(accumulate)));                        \
+        }                                                                                                       \
         __device__ __forceinline__ static void ss(float (&d)[16][4], uint64_t a_desc, uint64_t b_desc,         \
                                                   bool accumulate) {                                            \
             asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                          \
                          "wgmma.mma_async.sync.aligned.m64n128k16.f32." PTX_TYPE "." PTX_TYPE " "                \
                          FLASHATTN_D128_REGS ", %64, %65, p, 1, 1, 0, 0;\n}\n"                                   \
                          : FLASHATTN_D128(d)                                                                    \
+                         : "l"(a_desc), "l"(b_desc), "r"(static_cast<int>(accumulate)));                        \
+        }                                                                                                       \
+        __device__ __forceinline__ static void ss(float (&d)[22][4], uint64_t a_desc, uint64_t b_desc,         \
+                                                  bool accumulate) {                                            \
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"                                          \
+                         "wgmma.mma_async.sync.aligned.m64n176k16.f32." PTX_TYPE "." PTX_TYPE " "                \
+                         FLASHATTN_D176_REGS ", %88, %89, p, 1, 1, 0, 0;\n}\n"                                   \
+                         : FLASHATTN_D176(d)                                                                    \
                          : "l"(a_desc), "l"(b_desc), "r"(static_cast<int>(accumulate)));                        \
         }                                                                                                       \
         __device__ __forceinline__ static void rs(float (&d)[8][4], const uint32_t (&a)[4], uint64_t b_desc) { \
@@ -130,8 +162,12 @@ FLASHATTN_WGMMA(__nv_bfloat16, "bf16")
 #undef FLASHATTN_WGMMA
 #undef FLASHATTN_D_TILE
 #undef FLASHATTN_D64
+#undef FLASHATTN_D80
 #undef FLASHATTN_D128
+#undef FLASHATTN_D176
 #undef FLASHATTN_D64_REGS
+#undef FLASHATTN_D80_REGS
 #undef FLASHATTN_D128_REGS
+#undef FLASHATTN_D176_REGS
 
 }  // namespace flashattn::sm90

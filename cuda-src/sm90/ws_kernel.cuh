@@ -3,7 +3,8 @@
 // registers to the two consumer warpgroups and one of its threads issues every copy: per tile Q,
 // and K and V of each key tile as TMA boxes into a ring of shared-memory buffers, each buffer's
 // arrival counted in bytes by a full barrier and its release by the consumers counted by an
-// empty barrier. No consumer thread issues a load or waits at a CTA-wide barrier in the key
+// empty barrier, K's and V's apart: a K buffer is free once Q.K^T has read it, half a turn of
+// both consumers before P.V frees V's, and the next key tile's K starts loading then. No consumer thread issues a load or waits at a CTA-wide barrier in the key
 // loop, so the copies run ahead by the whole ring while both consumers compute.
 //
 // kPersistent: one CTA per SM walks its tiles (TileSchedule) with the ring, the barriers'
@@ -115,15 +116,20 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     auto v_smem = [&](int stage) { return k_smem(stage) + Traits::kTileBytes; };
     // O is staged in its own tile after the ring (persistent), else in the Q tile.
     const uint32_t o_smem = kPersistent ? k_smem(kStages) : q_smem;
-    // Barriers: Q landed and Q read by every consumer warp; per stage, K landed, V landed, and
-    // both read by every consumer warp; the first key tile's V with its tail zeroed (varlen).
+    // Barriers: Q landed and Q read by every consumer warp; per stage, K landed, V landed, K
+    // read and V read by every consumer warp; the first key tile's V with its tail zeroed
+    // (varlen). K and V are released apart because Q.K^T of a key tile is done a whole turn
+    // before its P.V: with one release for both, the K that refills a buffer started loading
+    // only when the tensor cores were about to need it (two buffers at head dim 256 left a TMA
+    // latency of idle tensor cores in every turn).
     const uint32_t barriers = k_smem(kStages) + (kPersistent ? Traits::kOBytes : 0);
     const uint32_t q_full = barriers;
     const uint32_t q_empty = barriers + 8;
     auto k_full = [&](int stage) { return barriers + 8 * (2 + stage); };
     auto v_full = [&](int stage) { return barriers + 8 * (2 + kStages + stage); };
-    auto kv_empty = [&](int stage) { return barriers + 8 * (2 + 2 * kStages + stage); };
-    const uint32_t v_tail_zeroed = barriers + 8 * (2 + 3 * kStages);
+    auto k_empty = [&](int stage) { return barriers + 8 * (2 + 2 * kStages + stage); };
+    auto v_empty = [&](int stage) { return barriers + 8 * (2 + 3 * kStages + stage); };
+    const uint32_t v_tail_zeroed = barriers + 8 * (2 + 4 * kStages);
     // The ring's key tiles are numbered across the CTA's tiles: key tile j sits in buffer
     // j % kStages, and its use of that buffer is the (j / kStages)-th, whose barrier phase has
     // this parity. Likewise the CTA's t-th tile is the t-th use of the Q buffer.
@@ -146,7 +152,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         for (int s = 0; s < kStages; ++s) {
             barrier_init(k_full(s), 1);
             barrier_init(v_full(s), 1);
-            barrier_init(kv_empty(s), 4 * Traits::kConsumers);
+            barrier_init(k_empty(s), 4 * Traits::kConsumers);
+            barrier_init(v_empty(s), 4 * Traits::kConsumers);
         }
         barrier_init(v_tail_zeroed, 1);
         fence_barrier_init();
@@ -165,13 +172,14 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                 const int kv_head = head / (p.heads_q / p.heads_kv);
                 auto load_kv = [&](int i) {
                     const int j = kv + i, stage = j % kStages;
-                    if (j >= kStages) barrier_wait(kv_empty(stage), parity(j) ^ 1);
+                    if (j >= kStages) barrier_wait(k_empty(stage), parity(j) ^ 1);
                     const int row = tile.work.k_first + tile.key0(i);
                     barrier_arrive_expect_tx(k_full(stage), Traits::kTileBytes);
 #pragma unroll
                     for (int a = 0; a < kAtoms; ++a)
                         tma_load_4d(k_smem(stage) + a * kBlockN * kAtomRowBytes, &args.k, k_full(stage), a * 64, row,
                                     kv_head, tile.batch_coord);
+                    if (j >= kStages) barrier_wait(v_empty(stage), parity(j) ^ 1);
                     barrier_arrive_expect_tx(v_full(stage), Traits::kTileBytes);
 #pragma unroll
                     for (int a = 0; a < kAtoms; ++a)
@@ -268,6 +276,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         end_turn(false);
         wgmma_wait<0>();
         hold(acc_s);
+        arrive_warp(k_empty(stage_of(0)));
         // Persistent: Q's buffer is the next tile's once the tile's last Q.K^T has read it.
         if (kPersistent && n_blocks == 1) arrive_warp(q_empty);
         typename Tile::RowOffsets offsets = wg.update_max(acc_s, p, tile.key0(0));
@@ -283,12 +292,13 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             end_turn(false);
             wgmma_wait<1>();  // S; P.V of the previous tile may still run
             hold(acc_s);
+            arrive_warp(k_empty(stage_of(iter)));
             if (kPersistent && iter == n_blocks - 1) arrive_warp(q_empty);
             offsets = wg.update_max(acc_s, p, tile.key0(iter));
             wgmma_wait<0>();
             hold(wg.acc_o);
             hold(p_frag);
-            arrive_warp(kv_empty(stage_of(iter - 1)));
+            arrive_warp(v_empty(stage_of(iter - 1)));
             wg.to_p(acc_s, offsets, p_frag);
         }
         begin_turn();
@@ -299,7 +309,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         end_turn(true);
         wgmma_wait<0>();
         hold(wg.acc_o);
-        if (kPersistent) arrive_warp(kv_empty(stage_of(n_blocks - 1)));  // the next tile's ring
+        if (kPersistent) arrive_warp(v_empty(stage_of(n_blocks - 1)));  // the next tile's ring
         // Epilogue: each consumer stages its own 64 rows of O (in its own rows of the Q tile,
         // which only its Q.K^T read; persistent: in the O tile) and copies them out in 16-byte
         // chunks; the other consumer may still be computing. A persistent CTA's previous copy

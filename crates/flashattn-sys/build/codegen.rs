@@ -202,7 +202,9 @@ impl Config for WsTile {
     /// (cuda-src/sm90/traits.cuh, `WsTraits::Fallback`), which must be compiled with its
     /// score-modifier kernel.
     fn fallback(&self) -> Option<&'static HopperTile> {
-        let (hd, n) = (self.head_dim, self.block_n);
+        let hd = self.head_dim;
+        // An 80- or 176-key tile falls back to the 64-key one (the cp.async tiles have no such width).
+        let n = if self.block_n % 64 == 0 { self.block_n } else { 64 };
         let found = SM90_TILES.iter().find(|t| {
             (t.head_dim, t.block_n, t.warpgroups, t.stages) == (hd, n, 2, 2) && t.score_mods
         });

@@ -528,7 +528,9 @@ fn no_config_error(params: &AttentionParams, dtype: DType, device: &DeviceFacts)
 /// The built-in rule: the largest query tile that still gives every SM work (about two CTAs
 /// per SM), because a half-empty GPU costs more than the smaller tile's extra K/V reads. Among
 /// tiles of that height, the warp-specialized Hopper kernel first (1.2-1.5x the two-warpgroup
-/// tile of the same shape on the lent H100 at S = 512-8192), then 4-warp two-stage tiles, 128
+/// tile of the same shape on the lent H100 at S = 512-8192), the widest of its key tiles whose
+/// last tile pads the keys by at most 1/16 (the 176- and 80-key tiles were 2-8% faster than the
+/// 128- and 64-key ones on every long shape there), then 4-warp two-stage tiles, 128
 /// keys wide up to head dim 64 and 64 above (FlashAttention-2's tile widths for these head
 /// dims). When no plain tile fills the GPU, the split-KV tiles count each warp group's key walk
 /// as a unit of parallel work and the one closest to two units per SM wins, taller tiles first
@@ -569,10 +571,19 @@ pub(crate) fn auto_config(
             c.min_compute_capability,
         )
     };
+    // A wide key tile wastes the padding of the last one: on short sequences a narrower one wins.
+    let ws_width = |c: &KernelConfig| {
+        let padding = key_tiles(c) * c.block_n - params.seqlen_k;
+        if c.warp_specialized() && padding * 16 <= params.seqlen_k {
+            c.block_n
+        } else {
+            0
+        }
+    };
     let plain = || pool().filter(|c| c.kv_splits == 1);
     if let Some(c) = plain()
         .filter(|c| ctas(c) >= target)
-        .max_by_key(|c| (c.block_m, c.warp_specialized(), preference(c)))
+        .max_by_key(|c| (c.block_m, c.warp_specialized(), ws_width(c), preference(c)))
     {
         return Some(c);
     }
@@ -829,6 +840,28 @@ mod tests {
                 // Nothing runs below the configurations' minimum compute capability.
                 let turing = DeviceFacts::new("sm_75", 40, 75, 64 * 1024);
                 assert!(auto_config(&small, dtype, &turing, false).is_none());
+            }
+        }
+    }
+
+    #[test]
+    fn auto_config_takes_the_widest_ws_key_tile_that_pads_little() {
+        let h100 = DeviceFacts::new("H100", 132, 90, 227 * 1024);
+        for dtype in [DType::F16, DType::BF16] {
+            for d in crate::compiled_head_dims(dtype) {
+                let ws = || candidates(dtype, d).filter(|c| c.warp_specialized() && h100.can_run(c));
+                let Some(widest) = ws().map(|c| c.block_n).max() else {
+                    continue; // no sm_90a tiles in this build
+                };
+                // Long keys: the widest ws tile (its last tile pads less than 1/16).
+                let long = AttentionParams::new(2, 8192, 8192, 16, d);
+                assert_eq!(auto_config(&long, dtype, &h100, false).unwrap().block_n, widest, "{dtype} d{d}");
+                // 256 keys on many heads: a tile that divides them, where one does.
+                let short = AttentionParams::new(64, 256, 256, 32, d);
+                let c = auto_config(&short, dtype, &h100, false).unwrap();
+                if ws().any(|c| 256 % c.block_n == 0) {
+                    assert_eq!(256 % c.block_n, 0, "{dtype} d{d}: {}", c.name);
+                }
             }
         }
     }
