@@ -11,9 +11,10 @@
 // phases and the consumers' turns running on across them, so the next tile's first K/V tile and
 // its Q land while this tile's last key tiles and epilogue run (Q's buffer is released after the
 // tile's last Q.K^T, which needs O to have a shared-memory tile of its own: WsTraits::kSeparateO).
-// Compiled for the dense variant of the tiles with that O tile (head dim 64), launched where
-// those have more tiles than SMs and the tiles are equally long (non-causal). Without it the
-// kernel computes one tile per CTA, the same code with the walk compiled away.
+// Compiled for every variant of the tiles with that O tile (head dim 64), launched where a call
+// has more tiles than SMs and the tiles are equally long (not causal, no window, one dense
+// batch: score modifiers and sinks are fine). Without it the kernel computes one tile per CTA,
+// the same code with the walk compiled away.
 //
 // Every variant (common/features.cuh): tensor maps describe dense [batch, seqlen, heads,
 // head_dim] tensors, or packed varlen [total, heads, head_dim] ones as one batch of total rows,
@@ -96,9 +97,10 @@ struct WsTile {
 
 template <typename Traits, Variant kVariant, bool kPersistent>
 __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_constant__ WsArgs args) {
-    // The persistent walk releases Q after a tile's last Q.K^T, so O needs a tile of its own; and
-    // the V-tail barrier of packed varlen tensors is used once per CTA.
-    static_assert(!kPersistent || (Traits::kSeparateO && !Features<kVariant>::kVarlen));
+    // The persistent walk releases Q after a tile's last Q.K^T, so O needs a tile of its own. It
+    // never runs packed varlen tensors (the launcher's rule): their V-tail barrier is used once
+    // per CTA.
+    static_assert(!kPersistent || Traits::kSeparateO);
     using Element = typename Traits::Element;
     using F = Features<kVariant>;
     using Work = TileWork<Element, F>;
@@ -134,7 +136,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // j % kStages, and its use of that buffer is the (j / kStages)-th, whose barrier phase has
     // this parity. Likewise the CTA's t-th tile is the t-th use of the Q buffer.
     auto parity = [](int j) { return static_cast<uint32_t>((j / kStages) & 1); };
-    const bool packed = F::kVarlen && p.cu_seqlens_q != nullptr;
+    const bool packed = !kPersistent && F::kVarlen && p.cu_seqlens_q != nullptr;
 
     // Every thread walks the CTA's tiles itself; the first one is worked out before the barrier
     // setup, under thread 0's initialisation, rather than on the way to the first copy.
@@ -354,12 +356,13 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
         return launch_fwd<typename Traits::Fallback, kFallbackVariant>(params, stream);
     }
     // Persistent (one CTA per SM walking the tiles) where the kernel has it and the launch has
-    // more tiles than SMs, all equally long (not causal).
+    // more tiles than SMs, all equally long (not causal, no window, one dense batch).
     const dim3 grid = tile_grid(p, Traits::kBlockM);
-    if constexpr (kVariant == Variant::kDense && Traits::kSeparateO) {
+    if constexpr (Traits::kSeparateO) {
         static SmemOptIns persistent_opted_in{0};
         const long long tiles = static_cast<long long>(grid.x) * grid.y * grid.z;
-        const int sms = p.causal ? 0 : current_device_sm_count();
+        const bool equal_tiles = !p.causal && !packed && p.window_left < 0 && p.window_right < 0;
+        const int sms = equal_tiles ? current_device_sm_count() : 0;
         if (sms > 0 && tiles > sms)
             return launch_tiles(ws_kernel<Traits, kVariant, true>, dim3(sms), Traits::kThreads,
                                 Traits::kPersistentSmemLaunchBytes, params, stream, persistent_opted_in, args);
