@@ -3,9 +3,10 @@
 // registers to the two consumer warpgroups and one of its threads issues every copy: per tile Q,
 // and K and V of each key tile as TMA boxes into a ring of shared-memory buffers, each buffer's
 // arrival counted in bytes by a full barrier and its release by the consumers counted by an
-// empty barrier, K's and V's apart: a K buffer is free once Q.K^T has read it, half a turn of
-// both consumers before P.V frees V's, and the next key tile's K starts loading then. No consumer thread issues a load or waits at a CTA-wide barrier in the key
-// loop, so the copies run ahead by the whole ring while both consumers compute.
+// empty barrier, K's and V's apart (a K buffer is free once Q.K^T has read it, a turn before
+// P.V frees V's, and the K that refills it starts loading then). No consumer thread issues a
+// load or waits at a CTA-wide barrier in the key loop, so the copies run ahead by the whole ring
+// while both consumers compute.
 //
 // kPersistent: one CTA per SM walks its tiles (TileSchedule) with the ring, the barriers'
 // phases and the consumers' turns running on across them, so the next tile's first K/V tile and
