@@ -13,6 +13,15 @@ rm -rf "$dist"
 mkdir -p "$dist/bin"
 start=$(date +%s)
 
+# The kernel library's build script reruns when a file it watches changed, and it watches
+# absolute paths: a target directory last used from another checkout (a git worktree) watches
+# that checkout's files, so this one's kernel changes would not rebuild and the pack would hold
+# the other checkout's kernels. Clear the library's build outputs when the checkout differs.
+target_dir=${CARGO_TARGET_DIR:-target}
+stamp="$target_dir/.flashattn-pack-checkout"
+if [ "$(cat "$stamp" 2>/dev/null)" != "$(pwd)" ]; then rm -rf "$target_dir"/release/build/flashattn-sys-*; fi
+mkdir -p "$target_dir" && pwd > "$stamp"
+
 # Test executables: cargo prints their paths as JSON; copy each under a stable name.
 cargo test --release --workspace --no-run --message-format=json 2>/dev/null \
   | python3 -c '
@@ -34,7 +43,6 @@ for line in sys.stdin:
     print("packed test", name)
 ' "$dist"
 cargo build --release --workspace --bins
-target_dir=${CARGO_TARGET_DIR:-target}
 for b in flashattn-selftest flashattn-fuzz flashattn-accuracy flashattn-bench flashattn-report; do
     if [ -x "$target_dir/release/$b" ]; then cp "$target_dir/release/$b" "$dist/bin/"; echo "packed bin $b"; fi
 done

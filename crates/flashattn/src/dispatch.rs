@@ -31,7 +31,10 @@ use crate::{AttentionParams, DType};
 pub const DISPATCH_VARIABLE: &str = "FLASHATTN_DISPATCH";
 
 /// The embedded tables, one per tuned GPU model.
-const TABLES: &[&str] = &[include_str!("../dispatch/nvidia-h100-80gb-hbm3.tsv")];
+const TABLES: &[&str] = &[
+    include_str!("../dispatch/nvidia-h100-80gb-hbm3.tsv"),
+    include_str!("../dispatch/nvidia-h200.tsv"),
+];
 
 /// One line of a dispatch table: the configuration the tuner measured fastest for a shape.
 /// The tuner writes rows with `Display`, the launch layer reads them with `FromStr`.
