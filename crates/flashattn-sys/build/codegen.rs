@@ -204,7 +204,11 @@ impl Config for WsTile {
     fn fallback(&self) -> Option<&'static HopperTile> {
         let hd = self.head_dim;
         // An 80- or 176-key tile falls back to the 64-key one (the cp.async tiles have no such width).
-        let n = if self.block_n % 64 == 0 { self.block_n } else { 64 };
+        let n = if self.block_n % 64 == 0 {
+            self.block_n
+        } else {
+            64
+        };
         let found = SM90_TILES.iter().find(|t| {
             (t.head_dim, t.block_n, t.warpgroups, t.stages) == (hd, n, 2, 2) && t.score_mods
         });

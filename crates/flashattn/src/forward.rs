@@ -849,13 +849,18 @@ mod tests {
         let h100 = DeviceFacts::new("H100", 132, 90, 227 * 1024);
         for dtype in [DType::F16, DType::BF16] {
             for d in crate::compiled_head_dims(dtype) {
-                let ws = || candidates(dtype, d).filter(|c| c.warp_specialized() && h100.can_run(c));
+                let ws =
+                    || candidates(dtype, d).filter(|c| c.warp_specialized() && h100.can_run(c));
                 let Some(widest) = ws().map(|c| c.block_n).max() else {
                     continue; // no sm_90a tiles in this build
                 };
                 // Long keys: the widest ws tile (its last tile pads less than 1/16).
                 let long = AttentionParams::new(2, 8192, 8192, 16, d);
-                assert_eq!(auto_config(&long, dtype, &h100, false).unwrap().block_n, widest, "{dtype} d{d}");
+                assert_eq!(
+                    auto_config(&long, dtype, &h100, false).unwrap().block_n,
+                    widest,
+                    "{dtype} d{d}"
+                );
                 // 256 keys on many heads: a tile that divides them, where one does.
                 let short = AttentionParams::new(64, 256, 256, 32, d);
                 let c = auto_config(&short, dtype, &h100, false).unwrap();
