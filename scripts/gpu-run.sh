@@ -9,7 +9,9 @@
 # given: put the timing steps (ab, bench, regression) first, while the GPU is cool (the seed
 # suite's microsecond kernels read 1-3% slower after minutes of tests). TEST_FILTER (a bash
 # regex) limits the tests step to the test executables whose names match. kernel-ab: named
-# configurations (KERNEL_AB) against the dispatcher's choice, same run.
+# configurations (KERNEL_AB) against the dispatcher's choice, same run. AB_OLD may be an .xz
+# file (the other build's flashattn-bench as carried). FUZZ_SANITIZER_ARGS replaces the
+# fuzz-sanitizer step's space (default --small), e.g. '--max-seqlen 300 --config A,B --features always'.
 #
 #   scripts/gpu-run.sh tests sanitizer
 #   TEST_FILTER='gpu_grid|gpu_varlen|validation' scripts/gpu-run.sh ab tests
@@ -66,7 +68,7 @@ for step in $steps; do
     fuzz-sanitizer)
       for spec in "memcheck 200" "racecheck 100" "synccheck 100"; do
         set -- $spec; start=$SECONDS
-        "$sanitizer" --tool "$1" --error-exitcode 9 "$bin/flashattn-fuzz" --small --cases "$2" --seed 7 \
+        "$sanitizer" --tool "$1" --error-exitcode 9 "$bin/flashattn-fuzz" ${FUZZ_SANITIZER_ARGS:---small} --cases "$2" --seed 7 \
           > "$out/fuzz-sanitizer-$1.log" 2>&1
         note "fuzz under $1 ($2 cases): rc=$? in $((SECONDS - start)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/fuzz-sanitizer-$1.log" | tail -1); $(grep -E '^cases|passed|failed' "$out/fuzz-sanitizer-$1.log" | tail -2 | tr '\n' ' ')"
       done ;;
@@ -87,6 +89,7 @@ for step in $steps; do
       # Same-run A/B against another build's flashattn-bench (AB_OLD): AB_REPS alternating runs
       # of each, every pair gated; pairs that disagree show drift between runs, not a change.
       old=${AB_OLD:?AB_OLD must name the other build of flashattn-bench}
+      if [[ $old == *.xz ]]; then xz -dc "$old" > "$out/ab-old-bench" && chmod +x "$out/ab-old-bench"; old="$out/ab-old-bench"; fi
       for r in $(seq "${AB_REPS:-3}"); do
         for side in old new; do
           exe=$old; [ $side = new ] && exe="$bin/flashattn-bench"
