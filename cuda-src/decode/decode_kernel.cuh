@@ -1,9 +1,11 @@
 // Split-KV decode: a few query rows against a long (contiguous or paged) KV cache.
 //
 // Decode is bound by reading K and V once, not by arithmetic, so the kernel is built around the
-// loads: every lane streams 16-byte chunks of K and V rows straight from global memory into
-// registers, several keys ahead, and does the small amount of math on CUDA cores. Two choices
-// make the reads count:
+// loads: every lane streams 16-byte chunks of K and V rows with cp.async into its own slots of a
+// shared-memory ring several steps deep, so the copies of the next steps are in flight while the
+// lane does the current step's small amount of math on CUDA cores. (Loads into registers, the
+// first version, left nothing in flight between a step's last load and the next step's first:
+// 0.68-0.84 of the copy ceiling.) Two choices make the reads count:
 // - GQA packing: one CTA serves every query row that reads its KV head (the group's query
 //   heads x seqlen_q, up to kRows of them), so K/V is read once per KV head, not once per
 //   query head.
@@ -24,9 +26,11 @@
 #include <cuda_runtime.h>
 #include <math_constants.h>
 
+#include <atomic>
 #include <cstdint>
 
 #include "flashattn.h"
+#include "sm80/primitives.cuh"
 
 namespace flashattn::decode {
 
@@ -72,11 +76,6 @@ __device__ __forceinline__ uint4 pack(const float (&in)[kChunk], const __nv_bflo
     return raw;
 }
 
-// Streamed loads: K/V are read once per CTA, so they should not displace anything in L1.
-__device__ __forceinline__ uint4 load_stream(const void *ptr) {
-    return __ldcs(reinterpret_cast<const uint4 *>(ptr));
-}
-
 __host__ __device__ constexpr int pow2_at_least(int n) { return n <= 1 ? 1 : 2 * pow2_at_least((n + 1) / 2); }
 
 template <typename Element_, int kHeadDim_, int kRows_>
@@ -87,10 +86,21 @@ struct DecodeTraits {
     static constexpr int kChunks = kHeadDim / kChunk;  // active lanes of a key
     static constexpr int kLanesPerKey = pow2_at_least(kChunks);
     static constexpr int kKeysPerWarp = 32 / kLanesPerKey;
-    // Keys in flight per lane: enough 16-byte loads outstanding to cover memory latency while
-    // keeping q, the accumulator and the loads in registers.
-    static constexpr int kUnroll = kRows == 1 ? 8 : 4;
+    // Keys per lane and step, and steps in the ring: kStages - 1 steps of copies are in flight
+    // while a step is computed, (kStages - 1) x 4 KB x kUnroll a CTA; at four CTAs an SM that is
+    // 96 KB, several times what the H100's bandwidth x latency needs.
+    static constexpr int kUnroll = 2;
+    static constexpr int kStages = 4;
     static constexpr int kKeysPerStep = kWarps * kKeysPerWarp * kUnroll;
+    // The ring, [stage][unroll][K, V][thread] 16-byte slots: a thread reads back only the slots it
+    // copied into, so cp.async.wait_group alone orders them (no barrier), and a warp's slots are
+    // 512 contiguous bytes (no bank conflicts). After the loop the same bytes hold the warps'
+    // partial results for the merge.
+    static constexpr int kRingBytes = kStages * kUnroll * 2 * kThreads * 16;
+    static constexpr int kMergeBytes = kWarps * kRows * kHeadDim * 4;
+    static constexpr int kSmemBytes = kRingBytes > kMergeBytes ? kRingBytes : kMergeBytes;
+    static_assert(kStages * kUnroll <= 32, "one bit a ring slot in a 32-bit mask");
+    static_assert((kStages & (kStages - 1)) == 0, "stage index by mask");
     // Resident CTAs an SM the registers must allow (64K registers: 128 a thread for four, 255
     // for two); decode_splits in crates/flashattn/src/decode.rs sizes the grid by the same rule.
     static constexpr int kMinCtasPerSm = kRows <= 4 ? 4 : 2;
@@ -168,10 +178,16 @@ template <typename Traits>
 __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel(const FlashAttnDecodeParams p) {
     using Element = typename Traits::Element;
     constexpr int kRows = Traits::kRows, kLanesPerKey = Traits::kLanesPerKey;
-    constexpr int kKeysPerWarp = Traits::kKeysPerWarp, kUnroll = Traits::kUnroll;
+    constexpr int kKeysPerWarp = Traits::kKeysPerWarp, kUnroll = Traits::kUnroll, kStages = Traits::kStages;
+    constexpr int kKeysPerStep = Traits::kKeysPerStep;
     constexpr int kHeadDim = Traits::kHeadDim;
     constexpr int kElem = sizeof(Element);
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    // The combine kernel (launched as this grid's programmatic dependent) may be scheduled once
+    // every CTA of this grid has started; it waits for this grid's completion before reading.
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
     const int split = blockIdx.x;
     const int row_blocks = gridDim.y / p.heads_kv;
     const int kv_head = blockIdx.y / row_blocks;
@@ -183,15 +199,76 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
     const int slot = lane / kLanesPerKey, part = lane % kLanesPerKey;
     const bool active = part < Traits::kChunks;
 
+    __shared__ alignas(16) char smem[Traits::kSmemBytes];
+    __shared__ float s_m[kWarps][kRows], s_l[kWarps][kRows];
+    uint4 *const ring = reinterpret_cast<uint4 *>(smem);
+    const auto ring_at = [&](int stage, int u, int kv) -> uint4 & {
+        return ring[((stage * kUnroll + u) * 2 + kv) * kThreads + threadIdx.x];
+    };
+
     // Keys of this sequence and this split's share of them.
     int seqlen_k = p.seqlen_k;
     if (p.seqlens_k) seqlen_k = min(max(p.seqlens_k[b], 0), p.seqlen_k);
     const int per_split = (seqlen_k + p.num_splits - 1) / p.num_splits;
     const int key_begin = min(split * per_split, seqlen_k);
     const int key_end = min(key_begin + per_split, seqlen_k);
+    const int steps = (key_end - key_begin + kKeysPerStep - 1) / kKeysPerStep;
+
+    const KvCache cache(p, b, kv_head, kElem);
+    const auto key_at = [&](int step, int u) {
+        return key_begin + step * kKeysPerStep + (u * kWarps + warp) * kKeysPerWarp + slot;
+    };
+    // Lanes past a head dim's last chunk copy nothing but still read their slots (their q is 0):
+    // zeros keep 0 x garbage (NaN) out of the dot products.
+    if (!active) {
+        for (int i = 0; i < kStages * kUnroll * 2; ++i) ring[i * kThreads + threadIdx.x] = make_uint4(0, 0, 0, 0);
+    }
+    // Bit (stage * kUnroll + u): that key's page is not one of the cache's (a corrupt block table),
+    // so the key is skipped. Keys past the end are recognised by index; both land as zeros.
+    uint32_t hidden = 0;
+    const auto issue = [&](int step, const int (&page)[kUnroll]) {
+        const int stage = step & (kStages - 1);
+        hidden &= ~(((1u << kUnroll) - 1) << (stage * kUnroll));
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+            const int key = key_at(step, u);
+            int64_t k_off = 0, v_off = 0;
+            bool present = key < key_end;
+            if (present && !cache.locate(key, page[u], k_off, v_off)) {
+                present = false;
+                hidden |= 1u << (stage * kUnroll + u);
+            }
+            if (active) {
+                const int64_t lane_bytes = part * kChunk * kElem;
+                sm80::cp_async_16(sm80::smem_addr(&ring_at(stage, u, 0)), cache.k + k_off + lane_bytes, present);
+                sm80::cp_async_16(sm80::smem_addr(&ring_at(stage, u, 1)), cache.v + v_off + lane_bytes, present);
+            }
+        }
+    };
+    const auto pages_of = [&](int step, int (&page)[kUnroll]) {
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) page[u] = cache.page_of(key_at(step, u), key_end);
+    };
+
+    // The first kStages - 1 steps: their block-table entries read together, then their copies.
+    {
+        int first[kStages - 1][kUnroll];
+#pragma unroll
+        for (int t = 0; t < kStages - 1; ++t) pages_of(t, first[t]);
+#pragma unroll
+        for (int t = 0; t < kStages - 1; ++t) {
+            if (t < steps) issue(t, first[t]);
+            sm80::cp_async_commit();
+        }
+    }
+    // Block-table entries of the next step to copy, read a step before its copies are issued so
+    // the table read does not sit in front of them.
+    int page[kUnroll];
+    pages_of(kStages - 1, page);
 
     // Query rows, pre-scaled into base-2 logits; the last visible key of each row (causal is
-    // bottom-right aligned: query i sees keys j <= i + seqlen_k - seqlen_q).
+    // bottom-right aligned: query i sees keys j <= i + seqlen_k - seqlen_q). Read while the
+    // first copies are in flight.
     float q[kRows][kChunk];
     int last_key[kRows];
 #pragma unroll
@@ -214,8 +291,6 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
         for (int e = 0; e < kChunk; ++e) q[r][e] *= p.softmax_scale * kLog2e;
     }
 
-    const KvCache cache(p, b, kv_head, kElem);
-
     // This slot's running softmax state per row (m in base-2 logits).
     float m[kRows], l[kRows], acc[kRows][kChunk];
 #pragma unroll
@@ -226,36 +301,25 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
         for (int e = 0; e < kChunk; ++e) acc[r][e] = 0.f;
     }
 
-    const auto key_at = [&](int base, int u) { return base + (u * kWarps + warp) * kKeysPerWarp + slot; };
-    int page[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) page[u] = cache.page_of(key_at(key_begin, u), key_end);
-
-    for (int base = key_begin; base < key_end; base += Traits::kKeysPerStep) {
-        uint4 kraw[kUnroll], vraw[kUnroll];
-        bool present[kUnroll];
-        int key[kUnroll];
-        // All loads first, so kUnroll x 2 of them are in flight together.
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-            key[u] = key_at(base, u);
-            int64_t k_off = 0, v_off = 0;
-            present[u] = key[u] < key_end && cache.locate(key[u], page[u], k_off, v_off);
-            kraw[u] = vraw[u] = make_uint4(0, 0, 0, 0);
-            if (present[u] && active) {
-                kraw[u] = load_stream(cache.k + k_off + part * kChunk * kElem);
-                vraw[u] = load_stream(cache.v + v_off + part * kChunk * kElem);
-            }
+    for (int t = 0; t < steps; ++t) {
+        // Refill the slots the previous step read (this thread's own reads, already consumed),
+        // then wait for this step's copies: kStages - 1 younger groups may stay in flight.
+        if (t + kStages - 1 < steps) {
+            issue(t + kStages - 1, page);
+            pages_of(t + kStages, page);
         }
-        // The next step's block-table entries, in flight with this step's K/V.
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u) page[u] = cache.page_of(key_at(base + Traits::kKeysPerStep, u), key_end);
+        sm80::cp_async_commit();
+        sm80::cp_async_wait<kStages - 1>();
+        const int stage = t & (kStages - 1);
+
         // Scores of the step's keys (base-2 logits; -inf where masked or absent).
         float score[kUnroll][kRows];
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
+            const int key = key_at(t, u);
+            const bool present = key < key_end && !((hidden >> (stage * kUnroll + u)) & 1u);
             float kf[kChunk];
-            unpack(kraw[u], static_cast<const Element *>(nullptr), kf);
+            unpack(ring_at(stage, u, 0), static_cast<const Element *>(nullptr), kf);
 #pragma unroll
             for (int r = 0; r < kRows; ++r) {
                 float s = 0.f;
@@ -263,7 +327,7 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
                 for (int e = 0; e < kChunk; ++e) s = fmaf(q[r][e], kf[e], s);
 #pragma unroll
                 for (int offset = kLanesPerKey / 2; offset > 0; offset /= 2) s += __shfl_xor_sync(0xffffffffu, s, offset);
-                score[u][r] = present[u] && key[u] <= last_key[r] ? s : -CUDART_INF_F;
+                score[u][r] = present && key <= last_key[r] ? s : -CUDART_INF_F;
             }
         }
         // Online softmax per step, not per key: the running maximum moves rarely, so the
@@ -291,10 +355,11 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
                 l[r] += score[u][r];
             }
         }
+        // Absent keys' V slots hold zeros and their weights are 0.
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
             float vf[kChunk];
-            unpack(vraw[u], static_cast<const Element *>(nullptr), vf);
+            unpack(ring_at(stage, u, 1), static_cast<const Element *>(nullptr), vf);
 #pragma unroll
             for (int r = 0; r < kRows; ++r) {
 #pragma unroll
@@ -302,6 +367,7 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
             }
         }
     }
+    sm80::cp_async_wait<0>();  // only empty groups can remain; none may land in the merge area
 
     // Merge the slots of each warp (lanes kLanesPerKey apart hold the same chunk of other keys).
 #pragma unroll
@@ -323,9 +389,9 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
         }
     }
 
-    // Then the warps, through shared memory.
-    __shared__ float s_acc[kWarps][kRows][kHeadDim];
-    __shared__ float s_m[kWarps][kRows], s_l[kWarps][kRows];
+    // Then the warps, through shared memory (the ring's bytes, once every warp is past it).
+    __syncthreads();
+    float(*s_acc)[kRows][kHeadDim] = reinterpret_cast<float(*)[kRows][kHeadDim]>(smem);
     if (slot == 0 && active) {
 #pragma unroll
         for (int r = 0; r < kRows; ++r) {
@@ -407,6 +473,11 @@ __global__ void __launch_bounds__(kThreads) combine_kernel(const FlashAttnDecode
     __shared__ float scratch[kWarps];
     __shared__ float partial[kSplitsAtOnce][kHeadDim];
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    // Launched before the split kernel finishes (programmatic dependent launch): this waits for
+    // its completion and the visibility of its workspace writes. A plain launch returns at once.
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
     const int64_t rows_all = int64_t{p.batch} * p.heads_q * p.seqlen_q;
     const int64_t row = blockIdx.x;  // (b, h, i) with i fastest, as the LSE layout
     const float *lse_part = p.workspace + int64_t{p.num_splits} * rows_all * kHeadDim;
@@ -460,6 +531,28 @@ __global__ void __launch_bounds__(kThreads) combine_kernel(const FlashAttnDecode
     *reinterpret_cast<uint4 *>(dst) = pack(out, static_cast<const Element *>(nullptr));
 }
 
+// Whether the current device overlaps a dependent kernel's launch with its predecessor's tail
+// (programmatic dependent launch: compute capability 9.0 and later). Cached per device ordinal
+// below 64 (0 unknown, 1 no, 2 yes): this runs on every split launch.
+inline bool current_device_overlaps_launches() {
+    static std::atomic<int> cached[64];
+    int device = -1;
+    if (cudaGetDevice(&device) != cudaSuccess || device < 0) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    if (device < 64) {
+        if (const int known = cached[device].load(std::memory_order_relaxed)) return known == 2;
+    }
+    int major = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    if (device < 64) cached[device].store(major >= 9 ? 2 : 1, std::memory_order_relaxed);
+    return major >= 9;
+}
+
 template <typename Traits>
 cudaError_t launch_rows(const FlashAttnDecodeParams &p, cudaStream_t stream) {
     const int total_rows = (p.heads_q / p.heads_kv) * p.seqlen_q;
@@ -473,6 +566,15 @@ cudaError_t launch_rows(const FlashAttnDecodeParams &p, cudaStream_t stream) {
     // One CTA per query row (at most i32::MAX rows: the Rust layer checks).
     config.gridDim = dim3(static_cast<unsigned>(int64_t{p.batch} * p.heads_q * p.seqlen_q));
     config.blockDim = dim3(kThreads);
+    // Its CTAs get resident while the split kernel's last CTAs run, instead of launching after
+    // the split kernel has drained (the gap is a few microseconds of a short decode call).
+    cudaLaunchAttribute overlap = {};
+    overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    overlap.val.programmaticStreamSerializationAllowed = 1;
+    if (current_device_overlaps_launches()) {
+        config.attrs = &overlap;
+        config.numAttrs = 1;
+    }
     return cudaLaunchKernelEx(&config, combine_kernel<typename Traits::Element, Traits::kHeadDim>, p);
 }
 

@@ -1,7 +1,8 @@
 //! The decode kernel against the CPU reference: contiguous and paged caches (page sizes 16 to
 //! 256, permuted block tables with spare pages), per-sequence key counts (empty sequences
 //! included), GQA groups, a few query rows with and without the causal mask, forced and
-//! automatic split counts. Each sequence is checked under the project's rule against the f64
+//! automatic split counts, sequence-major and heads-major caches, block-table entries outside the
+//! cache (their keys are skipped). Each sequence is checked under the project's rule against the f64
 //! reference over its own keys, with the naive same-precision attention as the yardstick;
 //! outputs start poisoned (NaN). A second test prints bandwidth figures. Run on a GPU with
 //! `--include-ignored`.
@@ -34,6 +35,26 @@ struct Case {
     /// Pass the lengths to the kernel (else every sequence has the longest length).
     with_seqlens: bool,
     num_splits: Option<usize>,
+    /// K/V heads-major: `[batch, heads_kv, seqlen, d]`, pages `[pages, heads_kv, page_size, d]`.
+    heads_major: bool,
+    /// Paged, not causal: one used block-table entry of one sequence points outside the cache;
+    /// the kernel skips that page's keys, and the reference is given the sequence without them.
+    corrupt_page: bool,
+}
+
+/// `[outer, seq, heads, d]` rearranged as `[outer, heads, seq, d]`.
+fn heads_major<T: Copy>(x: &[T], seq: usize, heads: usize, d: usize) -> Vec<T> {
+    let mut out = x.to_vec();
+    for (o, chunk) in x.chunks(seq * heads * d).enumerate() {
+        for s in 0..seq {
+            for h in 0..heads {
+                let src = (s * heads + h) * d;
+                let dst = o * seq * heads * d + (h * seq + s) * d;
+                out[dst..dst + d].copy_from_slice(&chunk[src..src + d]);
+            }
+        }
+    }
+    out
 }
 
 fn facts(stream: &Arc<CudaStream>) -> Arc<DeviceFacts> {
@@ -56,8 +77,9 @@ fn run<T: TestElement>(stream: &Arc<CudaStream>, c: &Case, seed: u64) -> Result<
     };
     let row = c.heads_kv * d;
     // Per sequence, its keys and values contiguous [len, heads_kv, d] (what the reference sees).
-    let seq_k: Vec<Vec<T>> = lens.iter().map(|&l| random(l * row, &mut rng)).collect();
-    let seq_v: Vec<Vec<T>> = lens.iter().map(|&l| random(l * row, &mut rng)).collect();
+    let mut seq_k: Vec<Vec<T>> = lens.iter().map(|&l| random(l * row, &mut rng)).collect();
+    let mut seq_v: Vec<Vec<T>> = lens.iter().map(|&l| random(l * row, &mut rng)).collect();
+    let mut ref_lens = lens.clone();
     let q = random(c.batch * c.seqlen_q * c.heads_q * d, &mut rng);
 
     // The cache as the kernel sees it.
@@ -70,7 +92,15 @@ fn run<T: TestElement>(stream: &Arc<CudaStream>, c: &Case, seed: u64) -> Result<
                 k[at..at + lens[b] * row].copy_from_slice(&seq_k[b]);
                 v[at..at + lens[b] * row].copy_from_slice(&seq_v[b]);
             }
-            (k, v, Strides::bshd(max_len, c.heads_kv, d), None)
+            if c.heads_major {
+                let (k, v) = (
+                    heads_major(&k, max_len, c.heads_kv, d),
+                    heads_major(&v, max_len, c.heads_kv, d),
+                );
+                (k, v, Strides::bhsd(max_len, c.heads_kv, d), None)
+            } else {
+                (k, v, Strides::bshd(max_len, c.heads_kv, d), None)
+            }
         }
         Some(ps) => {
             let width = max_len.div_ceil(ps);
@@ -101,8 +131,38 @@ fn run<T: TestElement>(stream: &Arc<CudaStream>, c: &Case, seed: u64) -> Result<
                     }
                 }
             }
-            let strides = Strides::bshd(ps, c.heads_kv, d);
-            (k, v, strides, Some((table, width, num_pages)))
+            if c.corrupt_page {
+                let b = (0..c.batch).find(|&b| lens[b] > 0).unwrap();
+                let slot = rng.random_range(0..lens[b].div_ceil(ps));
+                table[b * width + slot] = if slot % 2 == 0 {
+                    -7
+                } else {
+                    num_pages as i32 + 5
+                };
+                let gone = slot * ps * row..((slot + 1) * ps).min(lens[b]) * row;
+                ref_lens[b] -= gone.len() / row;
+                seq_k[b].drain(gone.clone());
+                seq_v[b].drain(gone);
+            }
+            if c.heads_major {
+                let (k, v) = (
+                    heads_major(&k, ps, c.heads_kv, d),
+                    heads_major(&v, ps, c.heads_kv, d),
+                );
+                (
+                    k,
+                    v,
+                    Strides::bhsd(ps, c.heads_kv, d),
+                    Some((table, width, num_pages)),
+                )
+            } else {
+                (
+                    k,
+                    v,
+                    Strides::bshd(ps, c.heads_kv, d),
+                    Some((table, width, num_pages)),
+                )
+            }
         }
     };
 
@@ -168,7 +228,7 @@ fn run<T: TestElement>(stream: &Arc<CudaStream>, c: &Case, seed: u64) -> Result<
         let lse_b: Vec<f32> = (0..c.heads_q * c.seqlen_q)
             .map(|i| got_lse[b * c.heads_q * c.seqlen_q + i])
             .collect();
-        if lens[b] == 0 {
+        if ref_lens[b] == 0 {
             if o_b.iter().any(|x| x.to_f64() != 0.0)
                 || lse_b.iter().any(|&l| l != f32::NEG_INFINITY)
             {
@@ -178,11 +238,18 @@ fn run<T: TestElement>(stream: &Arc<CudaStream>, c: &Case, seed: u64) -> Result<
             }
             continue;
         }
-        let mut problem =
-            reference::Problem::new(1, c.seqlen_q, lens[b], c.heads_q, c.heads_kv, d, c.causal);
+        let mut problem = reference::Problem::new(
+            1,
+            c.seqlen_q,
+            ref_lens[b],
+            c.heads_q,
+            c.heads_kv,
+            d,
+            c.causal,
+        );
         problem.softmax_scale = 1.0 / (d as f32).sqrt();
         let rq = reference::Strides::bshd(c.seqlen_q, c.heads_q, d);
-        let rk = reference::Strides::bshd(lens[b], c.heads_kv, d);
+        let rk = reference::Strides::bshd(ref_lens[b], c.heads_kv, d);
         let q_b = &q[b * seq_q..(b + 1) * seq_q];
         let args = (
             reference::TensorRef::new(q_b, rq),
@@ -202,7 +269,7 @@ fn run<T: TestElement>(stream: &Arc<CudaStream>, c: &Case, seed: u64) -> Result<
         if !check.pass {
             return Err(format!(
                 "sequence {b} ({} keys): {}",
-                lens[b],
+                ref_lens[b],
                 check.summary()
             ));
         }
@@ -236,17 +303,22 @@ fn random_case(rng: &mut StdRng, dtype: DType) -> Case {
     } else {
         lens
     };
+    let causal = rng.random_bool(0.5);
+    let page_size = [None, None, Some(16), Some(48), Some(64), Some(256)][rng.random_range(0..6)];
     Case {
         batch,
         seqlen_q,
         heads_q,
         heads_kv,
         head_dim,
-        causal: rng.random_bool(0.5),
+        causal,
         lens,
-        page_size: [None, None, Some(16), Some(48), Some(64), Some(256)][rng.random_range(0..6)],
+        page_size,
         with_seqlens,
         num_splits: [None, None, Some(1), Some(3), Some(17)][rng.random_range(0..5)],
+        heads_major: rng.random_bool(0.5),
+        // Causal alignment counts the skipped keys, which the shortened reference cannot.
+        corrupt_page: page_size.is_some() && !causal && rng.random_bool(0.25),
     }
 }
 

@@ -94,6 +94,8 @@ def shape_key(shape):
         k += " decode"
     if shape.get("page_size"):
         k += " page{}".format(shape["page_size"])
+    if shape.get("heads_major"):
+        k += " heads-major"
     if shape.get("varlen"):
         k += " varlen{}".format(sum(shape["varlen"]))
     return k
@@ -519,12 +521,12 @@ def main(argv=None):
         "results": [],
     }
 
-    # A paged decode shape's baselines read the contiguous cache: the same calls as for its
-    # contiguous twin, measured once and filed under each page size.
+    # A paged or heads-major decode shape's baselines read the contiguous cache in SDPA's own
+    # layout: the same calls as for its contiguous twin, measured once and filed under each.
     measured = {}
     for i, (suite, shape) in enumerate(shapes):
         log("[{}/{}] {} ({})".format(i + 1, len(shapes), shape_key(shape), suite))
-        twin = dict(shape, page_size=None)
+        twin = dict(shape, page_size=None, heads_major=False)
         twin_key = shape_key(twin)
         if twin_key not in measured:
             measured[twin_key] = run_shape(torch, args, suite, twin, device, l2_bytes)

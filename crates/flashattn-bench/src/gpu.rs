@@ -31,6 +31,8 @@ pub struct Protocol {
     pub graph_calls: usize,
     /// Modes to run: [`MODE_EVENTS`], [`MODE_COLD`], [`MODE_GRAPH`].
     pub modes: Vec<String>,
+    /// Decode shapes: this many key-range parts instead of [`flashattn::decode_splits`]'s.
+    pub decode_splits: Option<usize>,
 }
 
 impl Default for Protocol {
@@ -40,6 +42,7 @@ impl Default for Protocol {
             warmup: 10,
             graph_calls: 20,
             modes: vec![MODE_EVENTS.into(), MODE_GRAPH.into()],
+            decode_splits: None,
         }
     }
 }
@@ -107,7 +110,7 @@ impl Gpu {
     ) -> Vec<BenchResult> {
         let run = || -> Result<Vec<BenchResult>, flashattn::Error> {
             let cold = proto.modes.iter().any(|m| m == MODE_COLD);
-            let mut w = self.workload(shape, choice.clone(), cold)?;
+            let mut w = self.workload_split(shape, choice.clone(), cold, proto.decode_splits)?;
             proto
                 .modes
                 .iter()
@@ -137,6 +140,17 @@ impl Gpu {
         shape: &Shape,
         choice: KernelChoice,
         cold: bool,
+    ) -> Result<Workload, flashattn::Error> {
+        self.workload_split(shape, choice, cold, None)
+    }
+
+    /// [`Gpu::workload`], a decode shape cut into `decode_splits` parts when given.
+    pub fn workload_split(
+        &self,
+        shape: &Shape,
+        choice: KernelChoice,
+        cold: bool,
+        decode_splits: Option<usize>,
     ) -> Result<Workload, flashattn::Error> {
         // A varlen shape packs its sequences: tokens, not batch x the longest length.
         let tokens = match shape.varlen.iter().sum::<usize>() {
@@ -187,6 +201,7 @@ impl Gpu {
             let params = DecodeParams {
                 seqlen_q: shape.seqlen_q,
                 causal: shape.causal,
+                num_splits: decode_splits,
                 ..DecodeParams::new(
                     shape.batch,
                     shape.seqlen_k,
@@ -200,9 +215,14 @@ impl Gpu {
             let workspace = self
                 .stream
                 .alloc_zeros::<f32>(flashattn::decode_workspace_len(&params, splits).max(1))?;
+            let layout = if shape.heads_major {
+                Strides::bhsd
+            } else {
+                Strides::bshd
+            };
             let (kvs, table) = match paged {
                 Some((table, width, ps, num_pages)) => (
-                    Strides::bshd(ps, shape.heads_kv, shape.head_dim),
+                    layout(ps, shape.heads_kv, shape.head_dim),
                     Some(PageTable {
                         table: self.stream.clone_htod(&table)?,
                         width,
@@ -210,10 +230,7 @@ impl Gpu {
                         num_pages,
                     }),
                 ),
-                None => (
-                    Strides::bshd(shape.seqlen_k, shape.heads_kv, shape.head_dim),
-                    None,
-                ),
+                None => (layout(shape.seqlen_k, shape.heads_kv, shape.head_dim), None),
             };
             Call::Decode {
                 params,

@@ -128,6 +128,12 @@ pub struct Shape {
     /// read the contiguous equivalent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_size: Option<usize>,
+    /// Decode over a heads-major cache: `[batch, heads_kv, seqlen_k, head_dim]` contiguous (the
+    /// layout the SDPA baselines read), `[pages, heads_kv, page_size, head_dim]` paged. Off:
+    /// sequence-major, `[batch, seqlen_k, heads_kv, head_dim]` and `[pages, page_size, heads_kv,
+    /// head_dim]`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub heads_major: bool,
     /// A packed variable-length batch (`flashattn::forward_varlen`): these self-attention
     /// sequence lengths, `batch` of them; `seqlen_q` / `seqlen_k` are the longest. Empty: dense.
     /// The baselines run the padded dense equivalent.
@@ -241,6 +247,7 @@ impl Shape {
             m.sinks.then(|| "sinks".to_string()),
             s.decode.then(|| "decode".to_string()),
             s.page_size.map(|ps| format!("page{ps}")),
+            s.heads_major.then(|| "heads-major".to_string()),
             (!s.varlen.is_empty()).then(|| format!("varlen{}", s.varlen.iter().sum::<usize>())),
         ];
         parts.into_iter().flatten().collect::<Vec<_>>().join(" ")

@@ -100,8 +100,13 @@ fn decode() -> Vec<Shape> {
     let mut v = Vec::new();
     for batch in [1, 8, 64] {
         for seqlen_k in [512, 4096, 32768] {
-            for page in [None, Some(16), Some(64), Some(256)] {
-                v.push(Shape::decode("bf16", batch, (32, 8), seqlen_k, 128, page));
+            for heads_major in [false, true] {
+                for page in [None, Some(16), Some(64), Some(256)] {
+                    v.push(Shape {
+                        heads_major,
+                        ..Shape::decode("bf16", batch, (32, 8), seqlen_k, 128, page)
+                    });
+                }
             }
         }
     }
@@ -247,7 +252,7 @@ mod tests {
         // The window beside 3 modifiers x 8 bf16 long shapes.
         assert_eq!(suite("masks").unwrap().len(), 25);
         // Batch 1/8/64 x 3 cache lengths x contiguous and 3 page sizes.
-        assert_eq!(suite("decode").unwrap().len(), 36);
+        assert_eq!(suite("decode").unwrap().len(), 72);
         // The packed batch beside two dense causal shapes.
         assert_eq!(suite("varlen").unwrap().len(), 3);
         // Three D=128 shapes are in both `long` and `sweep`.

@@ -77,6 +77,10 @@ struct RunArgs {
     /// The JSON report; the CSV and Markdown go beside it.
     #[arg(long, default_value = "bench.json")]
     out: PathBuf,
+    /// Decode shapes: cut the key range into this many parts instead of the launch layer's
+    /// count (to time the split rule against others; give a --label).
+    #[arg(long, value_parser = RangedU64ValueParser::<usize>::new().range(1..65536))]
+    decode_splits: Option<usize>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -164,6 +168,7 @@ fn run(args: &RunArgs) -> i32 {
     let proto = Protocol {
         iters: args.iters,
         modes: args.modes.clone(),
+        decode_splits: args.decode_splits,
         ..Protocol::default()
     };
     let Some((facts, gpu)) = open_gpu() else {
