@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU host, from the checkout root, over what scripts/gpu-pack.sh packed.
-# Steps (default: all): tests sanitizer fuzz bench; also varlen-sanitizer, fuzz-sanitizer, tune, gate,
+# Steps (default: all): tests sanitizer fuzz bench; also varlen-sanitizer, decode-sanitizer, fuzz-sanitizer, tune, gate,
 # ab (AB_OLD=other build's flashattn-bench), kernel-ab (KERNEL_AB=configurations), regression
 # (against the stored baseline), accuracy
 # (ours, naive and PyTorch SDPA against the f64 reference, per mask and score modifier), selftest,
@@ -60,6 +60,14 @@ for step in $steps; do
         FLASHATTN_TEST_SMALL=1 FLASHATTN_VARLEN_CASES=${VARLEN_SANITIZER_CASES:-60} "$sanitizer" --tool $tool --error-exitcode 9 \
           "$bin/fuzz--gpu_varlen" --include-ignored --test-threads=1 > "$out/varlen-sanitizer-$tool.log" 2>&1
         note "varlen sanitizer $tool: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/varlen-sanitizer-$tool.log" | tail -1)"
+      done ;;
+    decode-sanitizer)
+      # The decode fuzzer's random caches (DECODE_SANITIZER_CASES, default 60) under each tool.
+      for tool in ${SANITIZER_TOOLS:-memcheck racecheck synccheck}; do
+        start=$SECONDS
+        FLASHATTN_DECODE_CASES=${DECODE_SANITIZER_CASES:-60} "$sanitizer" --tool $tool --error-exitcode 9 \
+          "$bin/fuzz--gpu_decode" --include-ignored --test-threads=1 decode_matches > "$out/decode-sanitizer-$tool.log" 2>&1
+        note "decode sanitizer $tool: rc=$? in $((SECONDS - start)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/decode-sanitizer-$tool.log" | tail -1); $(grep -E '^decode:' "$out/decode-sanitizer-$tool.log" | tail -1)"
       done ;;
     fuzz)
       start=$SECONDS

@@ -20,6 +20,11 @@ use rand::{Rng, SeedableRng};
 
 use crate::report::{BenchResult, Device, MODE_COLD, MODE_EVENTS, MODE_GRAPH, ScoreMods, Shape};
 
+/// Input buffers up to this many elements are drawn value by value on the host (every forward
+/// suite's); larger ones repeat a random block of [`TILED_FILL_BLOCK`] elements.
+const TILED_FILL_ABOVE: usize = 1 << 26;
+const TILED_FILL_BLOCK: usize = 1 << 24;
+
 /// How to time.
 #[derive(Clone, Debug)]
 pub struct Protocol {
@@ -277,10 +282,30 @@ impl Gpu {
         (0..sets)
             .map(|_| {
                 let mut rand_buf = |n: usize| -> Result<CudaSlice<T>, flashattn::Error> {
-                    let host: Vec<T> = (0..n)
-                        .map(|_| T::from_f64(rng.random_range(-2.0f32..2.0) as f64))
-                        .collect();
-                    Ok(self.stream.clone_htod(&host)?)
+                    let mut random = |n: usize| -> Vec<T> {
+                        (0..n)
+                            .map(|_| T::from_f64(rng.random_range(-2.0f32..2.0) as f64))
+                            .collect()
+                    };
+                    if n <= TILED_FILL_ABOVE {
+                        return Ok(self.stream.clone_htod(&random(n))?);
+                    }
+                    // Billions of host-drawn values took minutes a buffer (a decode cache of
+                    // batch 64 x 32768 keys); a random block repeated on the device times the
+                    // same (the kernels' speed does not depend on where values repeat).
+                    let mut buf = self.stream.alloc_zeros::<T>(n)?;
+                    let block = random(TILED_FILL_BLOCK);
+                    self.stream
+                        .memcpy_htod(&block, &mut buf.slice_mut(0..TILED_FILL_BLOCK))?;
+                    let mut filled = TILED_FILL_BLOCK;
+                    while filled < n {
+                        let len = filled.min(n - filled);
+                        let (done, mut rest) = buf.split_at_mut(filled);
+                        self.stream
+                            .memcpy_dtod(&done.slice(0..len), &mut rest.slice_mut(0..len))?;
+                        filled += len;
+                    }
+                    Ok(buf)
                 };
                 Ok(InputSet {
                     q: rand_buf(q_len)?,

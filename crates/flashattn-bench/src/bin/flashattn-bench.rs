@@ -43,6 +43,10 @@ struct SuiteArgs {
     /// Suites, comma-separated (seed, long, sweep, all); a shape listed by several runs once.
     #[arg(long = "suite", value_delimiter = ',', default_value = "seed,long", value_parser = parse_suite_name)]
     suites: Vec<String>,
+    /// Only these shapes of the suites, by key (as the reports print them, e.g. `bf16 B8 H32/8
+    /// S1x512 D128 decode`), comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    shapes: Vec<String>,
 }
 
 #[derive(Args)]
@@ -147,7 +151,14 @@ fn main() {
 
 /// The tagged shapes of the named suites, each shape once (under the first suite naming it).
 fn entries(suites: &SuiteArgs) -> Vec<SuiteShape> {
-    suites_entries(&suites.suites).expect("the parser accepts only suite names")
+    let mut entries = suites_entries(&suites.suites).expect("the parser accepts only suite names");
+    if !suites.shapes.is_empty() {
+        entries.retain(|e| suites.shapes.contains(&e.shape.key()));
+        if entries.is_empty() {
+            println!("no shape of the suites has one of the keys given to --shapes");
+        }
+    }
+    entries
 }
 
 /// The GPU and the launch layer's facts about it (which configurations it can run).
