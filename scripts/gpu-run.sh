@@ -44,7 +44,7 @@ for step in $steps; do
         rc=$?
         secs=$((SECONDS - start))
         note "test $name: rc=$rc $(grep -E '^test result' "$out/test-$name.log" | tail -1) (${secs}s)"
-        grep -E "^(grid|configs|worst)" "$out/test-$name.log" | sed 's/^/    /' | tee -a "$summary"
+        grep -E "^(grid|configs|worst|decode:|decode b)" "$out/test-$name.log" | sed 's/^/    /' | tee -a "$summary"
         [ $rc -ne 0 ] && grep -E "FAILED|panicked|fail" "$out/test-$name.log" | head -20 | sed 's/^/    /' | tee -a "$summary"
       done ;;
     sanitizer)

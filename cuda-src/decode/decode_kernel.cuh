@@ -261,14 +261,10 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
             sm80::cp_async_commit();
         }
     }
-    // Block-table entries of the next kLookahead steps to copy, oldest first: an entry is read
-    // kLookahead steps before its copies are issued, so a table read that misses L1 (a new page
-    // every step at 16 keys a page) does not hold up the copies. (One step ahead left paged
-    // caches 6-7% behind contiguous ones once steps became short.)
-    constexpr int kLookahead = kStages - 1;
-    int page[kLookahead][kUnroll];
-#pragma unroll
-    for (int a = 0; a < kLookahead; ++a) pages_of(kStages - 1 + a, page[a]);
+    // Block-table entries of the next step to copy, read a step before its copies are issued so
+    // the table read does not sit in front of them.
+    int page[kUnroll];
+    pages_of(kStages - 1, page);
 
     // Query rows, pre-scaled into base-2 logits; the last visible key of each row (causal is
     // bottom-right aligned: query i sees keys j <= i + seqlen_k - seqlen_q). Read while the
@@ -309,12 +305,8 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
         // Refill the slots the previous step read (this thread's own reads, already consumed),
         // then wait for this step's copies: kStages - 1 younger groups may stay in flight.
         if (t + kStages - 1 < steps) {
-            issue(t + kStages - 1, page[0]);
-#pragma unroll
-            for (int a = 0; a + 1 < kLookahead; ++a)
-#pragma unroll
-                for (int u = 0; u < kUnroll; ++u) page[a][u] = page[a + 1][u];
-            pages_of(t + kStages - 1 + kLookahead, page[kLookahead - 1]);
+            issue(t + kStages - 1, page);
+            pages_of(t + kStages, page);
         }
         sm80::cp_async_commit();
         sm80::cp_async_wait<kStages - 1>();
