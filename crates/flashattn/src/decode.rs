@@ -100,8 +100,8 @@ impl DecodeParams {
 
 /// The split count for a call on `device`: the parts fill the device's resident CTA slots once
 /// (a second, partial wave would leave most SMs idle while it runs) but for one slot in eight
-/// SMs, each part at least [`MIN_KEYS_PER_SPLIT`] keys, never more than 1024 parts. A batch that
-/// fills the device alone gets one part.
+/// SMs, each part at least 32 keys, never more than 1024 parts. A batch that fills the device
+/// alone gets one part.
 ///
 /// The free slots are for the combine kernel: launched as a programmatic dependent (sm_90), its
 /// CTAs become resident in them while the split kernel runs and start the moment it completes;
