@@ -28,6 +28,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 
 #include "flashattn.h"
 #include "sm80/primitives.cuh"
@@ -531,26 +532,39 @@ __global__ void __launch_bounds__(kThreads) combine_kernel(const FlashAttnDecode
     *reinterpret_cast<uint4 *>(dst) = pack(out, static_cast<const Element *>(nullptr));
 }
 
-// Whether the current device overlaps a dependent kernel's launch with its predecessor's tail
-// (programmatic dependent launch: compute capability 9.0 and later). Cached per device ordinal
-// below 64 (0 unknown, 1 no, 2 yes): this runs on every split launch.
-inline bool current_device_overlaps_launches() {
-    static std::atomic<int> cached[64];
+// Whether `combine` may be launched as a programmatic dependent of the split kernel on the
+// current device: the device overlaps dependent launches (compute capability 9.0 and later) and
+// the code it runs was compiled for sm_90 or later, so that griddepcontrol.wait is in it. (A build
+// whose newest target is sm_80 runs on a Hopper from compute_80 PTX, without the wait: launched
+// as a dependent there, combine could read the workspace before the split kernel's writes land.)
+// FLASHATTN_DECODE_SERIAL_COMBINE=1 turns it off, to time the difference. Cached per device
+// ordinal below 64, one cache per combine instantiation: this runs on every split launch.
+struct OverlapCache {
+    std::atomic<uint64_t> known{0}, allowed{0};
+};
+
+template <typename Kernel>
+bool may_launch_as_dependent(Kernel combine, OverlapCache &cache) {
     int device = -1;
     if (cudaGetDevice(&device) != cudaSuccess || device < 0) {
         (void)cudaGetLastError();
         return false;
     }
-    if (device < 64) {
-        if (const int known = cached[device].load(std::memory_order_relaxed)) return known == 2;
-    }
+    const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;
+    if (bit && (cache.known.load(std::memory_order_acquire) & bit))
+        return (cache.allowed.load(std::memory_order_relaxed) & bit) != 0;
+    const char *serial = std::getenv("FLASHATTN_DECODE_SERIAL_COMBINE");
     int major = 0;
-    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return false;
+    cudaFuncAttributes attributes = {};
+    const bool queried = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
+                         cudaFuncGetAttributes(&attributes, combine) == cudaSuccess;
+    if (!queried) (void)cudaGetLastError();  // a failed query must not leak into the next check
+    const bool allowed = queried && !(serial && serial[0] == '1') && major >= 9 && attributes.ptxVersion >= 90;
+    if (bit) {
+        if (allowed) cache.allowed.fetch_or(bit, std::memory_order_relaxed);
+        cache.known.fetch_or(bit, std::memory_order_release);
     }
-    if (device < 64) cached[device].store(major >= 9 ? 2 : 1, std::memory_order_relaxed);
-    return major >= 9;
+    return allowed;
 }
 
 template <typename Traits>
@@ -568,14 +582,16 @@ cudaError_t launch_rows(const FlashAttnDecodeParams &p, cudaStream_t stream) {
     config.blockDim = dim3(kThreads);
     // Its CTAs get resident while the split kernel's last CTAs run, instead of launching after
     // the split kernel has drained (the gap is a few microseconds of a short decode call).
+    const auto combine = combine_kernel<typename Traits::Element, Traits::kHeadDim>;
+    static OverlapCache overlap_cache;  // constant-initialised: no guard on the launch path
     cudaLaunchAttribute overlap = {};
     overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     overlap.val.programmaticStreamSerializationAllowed = 1;
-    if (current_device_overlaps_launches()) {
+    if (may_launch_as_dependent(combine, overlap_cache)) {
         config.attrs = &overlap;
         config.numAttrs = 1;
     }
-    return cudaLaunchKernelEx(&config, combine_kernel<typename Traits::Element, Traits::kHeadDim>, p);
+    return cudaLaunchKernelEx(&config, combine, p);
 }
 
 // The launcher one instantiation file compiles per (dtype, head dim): picks the row count per
