@@ -16,8 +16,9 @@
 //!   ALiBi and sinks each on the bf16 `long` shapes they are compared with.
 //! * `decode` — generation through the decode path: bf16, head dim 128, 32
 //!   query heads on 8 KV heads, one query row, batch 1/8/64 against 512, 4096
-//!   and 32768 cached keys, contiguous and paged (16, 64, 256 keys a page);
-//!   memory bound, so read against the measured copy bandwidth.
+//!   and 32768 cached keys, contiguous and paged (16, 64, 256 keys a page),
+//!   each sequence-major and heads-major (`Shape::heads_major`); memory bound,
+//!   so read against the measured copy bandwidth.
 //! * `varlen` — packed variable-length prefill (`flashattn::forward_varlen`): 16 causal
 //!   self-attention sequences of [`VARLEN_LENS`] tokens, bf16, 16 heads, head dim 128, beside the
 //!   dense causal shapes of similar length (B16 S2048, B8 S4096) in the same run; the
