@@ -156,11 +156,16 @@ def self_test():
     assert cold_set_count(s512, 50 << 20, 1 << 20) == 2
     assert cold_set_count(sh("bf16", 2, 16, 8192, 128, False), 50 << 20, 80 << 30) == 2
     shapes = load_shapes(os.path.join(HERE, "suites.json"))
-    assert len(shapes) == 93 and len({shape_key(s) for _, s in shapes}) == 93
+    assert len(shapes) == 129 and len({shape_key(s) for _, s in shapes}) == 129
     v = dict(sh("bf16", 3, 2, 7, 64, True), varlen=[3, 1, 7])
     assert shape_key(v) == "bf16 B3 H2/2 S7x7 D64 causal varlen11"
     w = dict(sh("bf16", 2, 16, 8192, 128, True), mods={"window_left": 1024})
     assert shape_key(w) == "bf16 B2 H16/16 S8192x8192 D128 causal window1024/inf"
+    dec = dict(sh("bf16", 8, 32, 1, 128, False, 8, 4096), decode=True, page_size=16,
+               heads_major=True)
+    assert shape_key(dec) == "bf16 B8 H32/8 S1x4096 D128 decode page16 heads-major"
+    # Rust spells the same shape the same way (suites.json holds it).
+    assert shape_key(dec) in {shape_key(s) for _, s in shapes}
     print("self-test passed")
 
 

@@ -159,6 +159,8 @@ pub struct Cell {
     pub summary: Option<Summary>,
     /// At the median.
     pub tflops: Option<f64>,
+    /// GB/s of the shape's minimum traffic at the median.
+    pub gbps: Option<f64>,
     pub error: Option<String>,
     /// Our kernels only: the configuration that ran.
     pub config: Option<String>,
@@ -216,6 +218,7 @@ fn side_by_side_row(shape_key: String, in_mode: &[&BenchResult]) -> SideBySideRo
             let cell = Cell {
                 summary: r.effective_summary(),
                 tflops: r.effective_tflops(),
+                gbps: r.effective_gbps(),
                 error: r.error.clone(),
                 config: r.config.clone(),
             };
@@ -275,23 +278,36 @@ fn device_lines(report: &Report) -> String {
 }
 
 /// The Markdown report: a header with device and ceilings, then for each mode and suite a table
-/// with one row per shape and, for every implementation, p50 ms, p90 ms and TFLOP/s, followed by
+/// with one row per shape and, for every implementation, p50 ms, p90 ms and TFLOP/s (GB/s of the
+/// minimum traffic instead for a suite of decode shapes, which are memory bound), followed by
 /// the best baseline and the speedup of each of our implementations over it (`best_baseline_p50 /
 /// ours_p50`; > 1 means we are faster). Errors are shown as `error` in the table and listed below
 /// it.
 pub fn to_markdown(report: &Report) -> String {
     let mut out = format!("# Attention forward benchmark\n\n{}", device_lines(report));
-    out.push_str("\nLatencies in ms (lower is better); TFLOP/s at the median; speedup = best baseline p50 / ours p50 (> 1: ours is faster).\n");
+    out.push_str("\nLatencies in ms (lower is better); TFLOP/s (decode: GB/s read and written) at the median; speedup = best baseline p50 / ours p50 (> 1: ours is faster).\n");
+    let decode_suites: Vec<&String> = unique_in_order(report.results.iter().map(|r| &r.suite))
+        .into_iter()
+        .filter(|&s| {
+            report
+                .results
+                .iter()
+                .filter(|r| &r.suite == s)
+                .all(|r| r.shape.decode)
+        })
+        .collect();
     for view in side_by_side(report) {
         let ours: Vec<&String> = view.implementations.iter().filter(|i| is_ours(i)).collect();
-        let mut columns = vec![("shape".to_string(), Align::Left)];
-        for i in &view.implementations {
-            columns.extend(["p50", "p90", "TFLOP/s"].map(|x| (format!("{i} {x}"), Align::Right)));
-        }
-        columns.push(("best baseline".to_string(), Align::Left));
-        columns.extend(ours.iter().map(|o| (format!("speedup {o}"), Align::Right)));
-        let (headers, align): (Vec<String>, Vec<Align>) = columns.into_iter().unzip();
         for suite in unique_in_order(view.rows.iter().map(|r| &r.suite)) {
+            let by_bytes = decode_suites.contains(&suite);
+            let rate = if by_bytes { "GB/s" } else { "TFLOP/s" };
+            let mut columns = vec![("shape".to_string(), Align::Left)];
+            for i in &view.implementations {
+                columns.extend(["p50", "p90", rate].map(|x| (format!("{i} {x}"), Align::Right)));
+            }
+            columns.push(("best baseline".to_string(), Align::Left));
+            columns.extend(ours.iter().map(|o| (format!("speedup {o}"), Align::Right)));
+            let (headers, align): (Vec<String>, Vec<Align>) = columns.into_iter().unzip();
             let _ = write!(out, "\n## Mode `{}`, suite `{suite}`\n\n", view.mode);
             let (mut errors, mut rows) = (Vec::new(), Vec::new());
             for row in view.rows.iter().filter(|r| &r.suite == suite) {
@@ -299,7 +315,9 @@ pub fn to_markdown(report: &Report) -> String {
                 for i in &view.implementations {
                     let cell = row.cells.get(i);
                     let summary = cell.and_then(|c| c.summary);
-                    let tflops = cell.and_then(|c| c.tflops).unwrap_or(f64::NAN);
+                    let tflops = cell
+                        .and_then(|c| if by_bytes { c.gbps } else { c.tflops })
+                        .unwrap_or(f64::NAN);
                     let failed = cell.filter(|_| summary.is_none());
                     if let Some(e) = failed.and_then(|c| c.error.as_ref()) {
                         errors.push(format!("- {} / {i}: {e}", row.shape_key));
@@ -541,6 +559,24 @@ mod tests {
             assert!((row.speedups["flashattn"] - speedup).abs() < 1e-12);
         }
         assert!(events.rows[1].cells["sdpa-cudnn"].error.is_some());
+    }
+
+    #[test]
+    fn markdown_rates_decode_suites_by_bandwidth() {
+        let mut rep = report();
+        let dec = Shape::decode("bf16", 8, (32, 8), 4096, 128, Some(16));
+        rep.results
+            .push(result("decode", &dec, "flashattn", "graph", 0.05));
+        let md = to_markdown(&rep);
+        let after = md.split("suite `decode`").nth(1).expect("a decode table");
+        let decode = after.split("\n## ").next().unwrap();
+        assert!(decode.contains("flashattn GB/s") && !decode.contains("TFLOP/s"));
+        // K and V dominate: 2 x 8 x 4096 x 8 x 128 bf16 values (134 MB) in 50 us, about 2687 GB/s.
+        let gbps = dec.min_bytes().unwrap() / 0.05e-3 / 1e9;
+        assert!((gbps - 2687.0).abs() < 1.0, "{gbps}");
+        assert!(decode.contains(&fmt_num(gbps)), "{decode}");
+        // The forward suites keep TFLOP/s.
+        assert!(md.split("suite `seed`").nth(1).unwrap().contains("TFLOP/s"));
     }
 
     #[test]

@@ -432,6 +432,12 @@ impl BenchResult {
         self.tflops.or_else(|| self.finished().tflops)
     }
 
+    /// The stored bandwidth (GB/s of [`Shape::min_bytes`]), or the value computed from the
+    /// samples if absent.
+    pub fn effective_gbps(&self) -> Option<f64> {
+        self.gbps.or_else(|| self.finished().gbps)
+    }
+
     /// A copy with the derived fields computed by [`BenchResult::finish`] (without ceilings).
     fn finished(&self) -> BenchResult {
         let mut copy = self.clone();

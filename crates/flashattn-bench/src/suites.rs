@@ -252,15 +252,15 @@ mod tests {
         assert_eq!(suite("sweep").unwrap().len(), 12);
         // The window beside 3 modifiers x 8 bf16 long shapes.
         assert_eq!(suite("masks").unwrap().len(), 25);
-        // Batch 1/8/64 x 3 cache lengths x contiguous and 3 page sizes.
+        // Batch 1/8/64 x 3 cache lengths x contiguous and 3 page sizes x 2 layouts.
         assert_eq!(suite("decode").unwrap().len(), 72);
         // The packed batch beside two dense causal shapes.
         assert_eq!(suite("varlen").unwrap().len(), 3);
         // Three D=128 shapes are in both `long` and `sweep`.
-        assert_eq!(suite("all").unwrap().len(), 93);
+        assert_eq!(suite("all").unwrap().len(), 129);
         assert!(suite("nope").is_none());
         let entries = suite_entries("all").unwrap();
-        assert_eq!(entries.len(), 93);
+        assert_eq!(entries.len(), 129);
         assert_eq!(entries.iter().filter(|e| e.suite == "sweep").count(), 9);
         assert_eq!(suite_entries("sweep").unwrap().len(), 12);
         // A shape shared by two named suites runs once, under the first.

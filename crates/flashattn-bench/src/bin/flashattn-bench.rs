@@ -490,7 +490,23 @@ mod tests {
         };
         assert_eq!(tune.suites.suites, ["all"]);
         assert_eq!(tune.iters, 5);
-        assert_eq!(entries(&tune.suites).len(), 93);
+        assert_eq!(entries(&tune.suites).len(), 129);
+        let some = "bf16 B1 H32/8 S1x512 D128 decode,bf16 B8 H32/8 S1x512 D128 decode page16,nope";
+        let args = [
+            "run",
+            "--suite",
+            "decode",
+            "--shapes",
+            some,
+            "--decode-splits",
+            "3",
+        ];
+        let Job::Run(run) = parse(&args).unwrap() else {
+            panic!("run")
+        };
+        assert_eq!(entries(&run.suites).len(), 2);
+        assert_eq!(run.decode_splits, Some(3));
+        assert!(parse(&["run", "--decode-splits", "0"]).is_err());
         let Job::Host(host) = parse(&["host"]).unwrap() else {
             panic!("host")
         };
