@@ -113,17 +113,26 @@ pub fn decode_splits(params: &DecodeParams, device: &DeviceFacts) -> usize {
         return n;
     }
     let ctas = params.batch * params.heads_kv * params.row_blocks();
-    let capacity = device.sm_count * decode_ctas_per_sm(params) - device.sm_count / 8;
+    let capacity = device.sm_count * decode_ctas_per_sm(params, device) - device.sm_count / 8;
     let fill = (capacity / ctas.max(1)).max(1);
     let most = params.seqlen_k.div_ceil(MIN_KEYS_PER_SPLIT);
     fill.min(most).clamp(1, 1024)
 }
 
-/// Resident decode CTAs per SM, from the kernel's registers (ptxas: about 128 a thread up to
-/// four rows a CTA, 255 for eight; 128 threads a CTA; 64K registers an SM).
-fn decode_ctas_per_sm(params: &DecodeParams) -> usize {
+/// Shared memory of one decode CTA (decode_kernel.cuh: the 32 KB K/V ring, which the merge
+/// reuses, and at most 256 bytes of per-warp softmax state) plus the 1 KB the hardware reserves
+/// per CTA.
+const DECODE_CTA_SMEM: usize = 32 * 1024 + 256 + 1024;
+
+/// Resident decode CTAs per SM: the kernel's registers allow four (ptxas: about 128 a thread up
+/// to four rows a CTA) or two (255 for eight rows), 128 threads a CTA and 64K registers an SM;
+/// and the SM's shared memory (its per-block opt-in limit and the 1 KB reserved) must hold them:
+/// three on the 100 KB SMs of sm_86, sm_89 and sm_120, four on sm_80 and sm_90.
+fn decode_ctas_per_sm(params: &DecodeParams, device: &DeviceFacts) -> usize {
     let rows = params.heads_q / params.heads_kv.max(1) * params.seqlen_q;
-    if rows > 4 { 2 } else { 4 }
+    let by_registers = if rows > 4 { 2 } else { 4 };
+    let by_smem = (device.device_smem_per_block + 1024) / DECODE_CTA_SMEM;
+    by_registers.min(by_smem).max(1)
 }
 
 /// f32 elements of workspace a call with `num_splits` parts needs (0 for one part).
@@ -583,6 +592,12 @@ mod tests {
             decode_splits(&DecodeParams::new(64, 4096, 32, 8, 128), &d),
             1
         );
+        // An sm_89 GPU (L4: 58 SMs, 99 KB a block): three CTAs an SM by shared memory, so
+        // 3 x 58 - 7 = 167 slots for 8 CTAs a part at batch 1: 20 parts.
+        let l4 = DeviceFacts::new("L4", 58, 89, 99 * 1024);
+        assert_eq!(decode_splits(&p, &l4), 20);
+        let a100 = DeviceFacts::new("A100", 108, 80, 163 * 1024);
+        assert_eq!(decode_splits(&p, &a100), (4 * 108 - 13) / 8);
         // Short caches are never cut below 32 keys a part.
         assert_eq!(
             decode_splits(&DecodeParams::new(1, 300, 32, 8, 128), &d),
