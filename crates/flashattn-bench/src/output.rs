@@ -300,7 +300,16 @@ pub fn to_markdown(report: &Report) -> String {
         let ours: Vec<&String> = view.implementations.iter().filter(|i| is_ours(i)).collect();
         for suite in unique_in_order(view.rows.iter().map(|r| &r.suite)) {
             let by_bytes = decode_suites.contains(&suite);
-            let rate = if by_bytes { "GB/s" } else { "TFLOP/s" };
+            // Bandwidth beside the copy ceiling of the same run, when the report has one.
+            let copy_gbps = report
+                .ceilings
+                .map(|c| c.copy_tbps * 1000.0)
+                .filter(|c| *c > 0.0);
+            let rate = match (by_bytes, copy_gbps) {
+                (false, _) => "TFLOP/s",
+                (true, None) => "GB/s",
+                (true, Some(_)) => "GB/s (of copy)",
+            };
             let mut columns = vec![("shape".to_string(), Align::Left)];
             for i in &view.implementations {
                 columns.extend(["p50", "p90", rate].map(|x| (format!("{i} {x}"), Align::Right)));
@@ -315,16 +324,21 @@ pub fn to_markdown(report: &Report) -> String {
                 for i in &view.implementations {
                     let cell = row.cells.get(i);
                     let summary = cell.and_then(|c| c.summary);
-                    let tflops = cell
-                        .and_then(|c| if by_bytes { c.gbps } else { c.tflops })
-                        .unwrap_or(f64::NAN);
+                    let rate_cell =
+                        match cell.and_then(|c| if by_bytes { c.gbps } else { c.tflops }) {
+                            Some(gbps) if by_bytes && copy_gbps.is_some() => {
+                                format!("{} ({:.2})", fmt_num(gbps), gbps / copy_gbps.unwrap())
+                            }
+                            Some(x) => fmt_num(x),
+                            None => fmt_num(f64::NAN),
+                        };
                     let failed = cell.filter(|_| summary.is_none());
                     if let Some(e) = failed.and_then(|c| c.error.as_ref()) {
                         errors.push(format!("- {} / {i}: {e}", row.shape_key));
                     }
                     let missing = if failed.is_some() { "error" } else { "-" };
                     cells.extend(match summary {
-                        Some(s) => [fmt_num(s.p50), fmt_num(s.p90), fmt_num(tflops)],
+                        Some(s) => [fmt_num(s.p50), fmt_num(s.p90), rate_cell],
                         None => [missing, "-", "-"].map(String::from),
                     });
                 }
@@ -575,6 +589,24 @@ mod tests {
         let gbps = dec.min_bytes().unwrap() / 0.05e-3 / 1e9;
         assert!((gbps - 2687.0).abs() < 1.0, "{gbps}");
         assert!(decode.contains(&fmt_num(gbps)), "{decode}");
+        // With a measured copy ceiling, the fraction of it follows.
+        rep.ceilings = Some(crate::report::Ceilings {
+            bf16_matmul_tflops: 700.0,
+            copy_tbps: 3.0,
+        });
+        let md = to_markdown(&rep);
+        let decode = md
+            .split("suite `decode`")
+            .nth(1)
+            .unwrap()
+            .split("\n## ")
+            .next()
+            .unwrap();
+        assert!(decode.contains("flashattn GB/s (of copy)"), "{decode}");
+        assert!(
+            decode.contains(&format!("{} (0.90)", fmt_num(gbps))),
+            "{decode}"
+        );
         // The forward suites keep TFLOP/s.
         assert!(md.split("suite `seed`").nth(1).unwrap().contains("TFLOP/s"));
     }
