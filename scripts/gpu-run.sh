@@ -29,6 +29,19 @@ sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-san
 summary="$final/summary.txt"   # written where it comes back even if the run is cut off
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
+# One GPU test executable under each compute-sanitizer tool (SANITIZER_TOOLS):
+#   [ENV=...] sanitize LABEL EXECUTABLE [TEST NAME FILTERS...]
+# with its ignored (GPU) tests included; logs $out/LABEL-sanitizer-TOOL.log, notes the tool's
+# summary and the test's own cases line.
+sanitize() {
+  local label=$1 exe=$2; shift 2
+  for tool in ${SANITIZER_TOOLS:-memcheck racecheck synccheck}; do
+    local log="$out/$label-sanitizer-$tool.log" start=$SECONDS
+    "$sanitizer" --tool "$tool" --error-exitcode 9 "$exe" --include-ignored --test-threads=1 "$@" > "$log" 2>&1
+    local rc=$?
+    note "$label sanitizer $tool: rc=$rc in $((SECONDS - start)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1); $(grep -E '[0-9]+ cases' "$log" | tail -1)"
+  done
+}
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader > "$out/device.txt" 2>&1
 note "device: $(cat "$out/device.txt")  commit: $(cat dist/gpu/COMMIT)  archs: $(cat dist/gpu/ARCHS)"
@@ -48,27 +61,13 @@ for step in $steps; do
         [ $rc -ne 0 ] && grep -E "FAILED|panicked|fail" "$out/test-$name.log" | head -20 | sed 's/^/    /' | tee -a "$summary"
       done ;;
     sanitizer)
-      grid="$bin/fuzz--gpu_grid"
-      for tool in ${SANITIZER_TOOLS:-memcheck racecheck synccheck}; do
-        FLASHATTN_TEST_SMALL=1 "$sanitizer" --tool $tool --error-exitcode 9 "$grid" --include-ignored --test-threads=1 every_config_on_awkward_shapes masks_and_score_mods_on_every_config \
-          > "$out/sanitizer-$tool.log" 2>&1
-        note "sanitizer $tool: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" | tail -1)"
-      done ;;
+      FLASHATTN_TEST_SMALL=1 sanitize grid "$bin/fuzz--gpu_grid" every_config_on_awkward_shapes masks_and_score_mods_on_every_config ;;
     varlen-sanitizer)
-      # The varlen grid and fuzzer on short sequences (FLASHATTN_TEST_SMALL) under each tool.
-      for tool in ${SANITIZER_TOOLS:-memcheck racecheck synccheck}; do
-        FLASHATTN_TEST_SMALL=1 FLASHATTN_VARLEN_CASES=${VARLEN_SANITIZER_CASES:-60} "$sanitizer" --tool $tool --error-exitcode 9 \
-          "$bin/fuzz--gpu_varlen" --include-ignored --test-threads=1 > "$out/varlen-sanitizer-$tool.log" 2>&1
-        note "varlen sanitizer $tool: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/varlen-sanitizer-$tool.log" | tail -1)"
-      done ;;
+      # The varlen grid and fuzzer on short sequences (FLASHATTN_TEST_SMALL).
+      FLASHATTN_TEST_SMALL=1 FLASHATTN_VARLEN_CASES=${VARLEN_SANITIZER_CASES:-60} sanitize varlen "$bin/fuzz--gpu_varlen" ;;
     decode-sanitizer)
-      # The decode fuzzer's random caches (DECODE_SANITIZER_CASES, default 60) under each tool.
-      for tool in ${SANITIZER_TOOLS:-memcheck racecheck synccheck}; do
-        start=$SECONDS
-        FLASHATTN_DECODE_CASES=${DECODE_SANITIZER_CASES:-60} "$sanitizer" --tool $tool --error-exitcode 9 \
-          "$bin/fuzz--gpu_decode" --include-ignored --test-threads=1 decode_matches > "$out/decode-sanitizer-$tool.log" 2>&1
-        note "decode sanitizer $tool: rc=$? in $((SECONDS - start)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/decode-sanitizer-$tool.log" | tail -1); $(grep -E '^decode:' "$out/decode-sanitizer-$tool.log" | tail -1)"
-      done ;;
+      # The decode fuzzer's random caches (DECODE_SANITIZER_CASES, default 60).
+      FLASHATTN_DECODE_CASES=${DECODE_SANITIZER_CASES:-60} sanitize decode "$bin/fuzz--gpu_decode" decode_matches ;;
     fuzz)
       start=$SECONDS
       "$bin/flashattn-fuzz" ${FUZZ_ARGS:---cases 2000 --seed 1} --json "$out/fuzz.json" > "$out/fuzz.log" 2>&1
