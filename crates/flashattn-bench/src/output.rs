@@ -324,14 +324,13 @@ pub fn to_markdown(report: &Report) -> String {
                 for i in &view.implementations {
                     let cell = row.cells.get(i);
                     let summary = cell.and_then(|c| c.summary);
-                    let rate_cell =
-                        match cell.and_then(|c| if by_bytes { c.gbps } else { c.tflops }) {
-                            Some(gbps) if by_bytes && copy_gbps.is_some() => {
-                                format!("{} ({:.2})", fmt_num(gbps), gbps / copy_gbps.unwrap())
-                            }
-                            Some(x) => fmt_num(x),
-                            None => fmt_num(f64::NAN),
-                        };
+                    let value = cell.and_then(|c| if by_bytes { c.gbps } else { c.tflops });
+                    let rate_cell = match (value, copy_gbps.filter(|_| by_bytes)) {
+                        (Some(gbps), Some(copy)) => {
+                            format!("{} ({:.2})", fmt_num(gbps), gbps / copy)
+                        }
+                        (value, _) => fmt_num(value.unwrap_or(f64::NAN)),
+                    };
                     let failed = cell.filter(|_| summary.is_none());
                     if let Some(e) = failed.and_then(|c| c.error.as_ref()) {
                         errors.push(format!("- {} / {i}: {e}", row.shape_key));
