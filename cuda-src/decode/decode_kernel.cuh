@@ -51,13 +51,14 @@ __device__ __forceinline__ void unpack(const uint4 &raw, const __half *, float (
     }
 }
 
+// A bf16 is the high half of an f32: one shift or one mask a value (__bfloat1622float2 takes a
+// byte permute and a multiply for the high one).
 __device__ __forceinline__ void unpack(const uint4 &raw, const __nv_bfloat16 *, float (&out)[kChunk]) {
-    const __nv_bfloat162 *h = reinterpret_cast<const __nv_bfloat162 *>(&raw);
+    const uint32_t words[4] = {raw.x, raw.y, raw.z, raw.w};
 #pragma unroll
     for (int i = 0; i < kChunk / 2; ++i) {
-        const float2 f = __bfloat1622float2(h[i]);
-        out[2 * i] = f.x;
-        out[2 * i + 1] = f.y;
+        out[2 * i] = __uint_as_float(words[i] << 16);
+        out[2 * i + 1] = __uint_as_float(words[i] & 0xffff0000u);
     }
 }
 
@@ -130,48 +131,105 @@ struct FastDivmod {
     }
 };
 
-// Where the keys of one (sequence, KV head) live. The contiguous cache indexes rows directly;
-// the paged cache goes through the block table, whose entries for a step's keys are loaded one
-// step ahead (`page_of`), so the table read does not sit in front of every K/V load. A page
-// number outside [0, num_pages) is never dereferenced: its keys are skipped, so a corrupt
-// table cannot make the kernel read out of bounds.
+// Where this lane's chunks of the keys of one (sequence, KV head) live. The contiguous cache
+// indexes rows directly (the kernel advances its row addresses); the paged cache goes through the
+// block table, whose entries for a step's keys are looked up one step ahead (`look_up`), so the
+// table read does not sit in front of every K/V copy. A page number outside [0, num_pages) is
+// never dereferenced: its keys are skipped, so a corrupt table cannot make the kernel read out of
+// bounds.
 struct KvCache {
-    const char *k, *v;                    // this (sequence or page 0, KV head)'s row 0
+    const char *k, *v;                    // this lane's chunk of row 0 (of the sequence or of page 0)
     int64_t k_page, v_page, k_row, v_row;  // bytes: page (paged) and row strides
     const int32_t *table;                 // this sequence's block table row; null: contiguous
     FastDivmod page_size;
-    int num_pages;
+    uint32_t num_pages;
 
-    __device__ __forceinline__ KvCache(const FlashAttnDecodeParams &p, int b, int kv_head, int elem)
+    __device__ __forceinline__ KvCache(const FlashAttnDecodeParams &p, int b, int kv_head, int elem, int lane_bytes)
         : page_size(p.block_table ? p.page_size : 1) {
         table = p.block_table ? p.block_table + b * p.block_table_batch_stride : nullptr;
         const int64_t k_seq = table ? 0 : b * p.k_batch_stride, v_seq = table ? 0 : b * p.v_batch_stride;
-        k = static_cast<const char *>(p.k) + (k_seq + kv_head * p.k_head_stride) * elem;
-        v = static_cast<const char *>(p.v) + (v_seq + kv_head * p.v_head_stride) * elem;
+        k = static_cast<const char *>(p.k) + (k_seq + kv_head * p.k_head_stride) * elem + lane_bytes;
+        v = static_cast<const char *>(p.v) + (v_seq + kv_head * p.v_head_stride) * elem + lane_bytes;
         k_page = p.k_batch_stride * elem;
         v_page = p.v_batch_stride * elem;
         k_row = p.k_row_stride * elem;
         v_row = p.v_row_stride * elem;
-        num_pages = p.num_pages;
+        num_pages = static_cast<uint32_t>(p.num_pages);
     }
 
-    // The block-table entry of `key` (0 for a contiguous cache or a key past the end).
-    __device__ __forceinline__ int page_of(int key, int key_end) const {
-        return table && key < key_end ? table[page_size.div(key)] : 0;
+    // A key of a paged cache as the block table places it (page 0 for a key past the end).
+    struct PagedKey {
+        int page = 0, row = 0;  // block-table entry, row within the page
+    };
+    __device__ __forceinline__ PagedKey look_up(int key, int key_end) const {
+        const int index = page_size.div(key);
+        return {key < key_end ? table[index] : 0, key - index * static_cast<int>(page_size.divisor)};
     }
 
-    // Row offsets of `key` in K and V, or false when its page is not one of the cache's.
-    __device__ __forceinline__ bool locate(int key, int page, int64_t &k_off, int64_t &v_off) const {
-        if (!table) {
-            k_off = key * k_row;
-            v_off = key * v_row;
-            return true;
+    // The lane's K and V source addresses of a looked-up key; false when its page is not one of
+    // the cache's (the addresses are then page 0's, never read).
+    __device__ __forceinline__ bool locate(PagedKey at, const char *&k_src, const char *&v_src) const {
+        const bool inside = static_cast<uint32_t>(at.page) < num_pages;
+        const uint32_t page = inside ? static_cast<uint32_t>(at.page) : 0u, row = static_cast<uint32_t>(at.row);
+        k_src = step_by(step_by(k, page, k_page), row, k_row);
+        v_src = step_by(step_by(v, page, v_page), row, v_row);
+        return inside;
+    }
+
+    // base + n x stride for a 32-bit n and a 64-bit stride in two multiply-adds (a wide one on
+    // the low word, one on the high word); the generic 64-bit product and sum take about five.
+    __device__ __forceinline__ static const char *step_by(const char *base, uint32_t n, int64_t stride) {
+        const uint64_t s = static_cast<uint64_t>(stride);
+        uint64_t at = reinterpret_cast<uint64_t>(base) + uint64_t{n} * static_cast<uint32_t>(s);
+        at += uint64_t{n * static_cast<uint32_t>(s >> 32)} << 32;
+        return reinterpret_cast<const char *>(at);
+    }
+};
+
+// The per-key dot products of kRows query rows are sums over a slot's kLanes lanes. A butterfly
+// per row would cost kRows x log2(kLanes) shuffles a key; instead each level first halves the
+// rows a lane keeps: the lane adds its partner's half for the rows it keeps and drops the rest,
+// so kRows = 4 over 16 lanes takes 2 + 1 + 1 + 1 shuffles instead of 16. No lane has to choose
+// which half to send because every lane stores its rows permuted: index i holds row
+// i ^ owned_row0(part), so "keep the low half, add the partner's high half" is right for both
+// partners. Afterwards index j < kOwned holds the full sum of row owned_row0(part) ^ j; the lane
+// owns those rows (their softmax state lives there) and hands their weights to the other lanes
+// with shuffles (owner_offset).
+template <int kRows, int kLanes>
+struct RowOwnership {
+    static constexpr int kOwned = kRows > kLanes ? kRows / kLanes : 1;  // rows a lane owns
+
+    // The first row a lane owns: each halving level's lane bit picks the upper half of its rows.
+    __device__ __forceinline__ static int owned_row0(int part) {
+        int row0 = 0;
+#pragma unroll
+        for (int rows = kRows, offset = kLanes / 2; rows > kOwned; rows /= 2, offset /= 2)
+            if (part & offset) row0 += rows / 2;
+        return row0;
+    }
+    // The lane (xor distance within the slot) that owns the row at storage index `index`, for
+    // any lane: owned_row0 is linear in the halving bits, so it is the same distance everywhere.
+    __host__ __device__ static constexpr int owner_offset(int index) {
+        int offset = 0;
+        for (int rows = kRows, lane_bit = kLanes / 2; rows > kOwned; rows /= 2, lane_bit /= 2)
+            if (index & (rows / 2)) offset |= lane_bit;
+        return offset;
+    }
+    // Sum v over the slot's lanes, halving as above: v[0, kOwned) ends with the owned rows' sums.
+    template <int kN = kRows, int kOffset = kLanes / 2>
+    __device__ __forceinline__ static void reduce(float (&v)[kRows]) {
+        if constexpr (kOffset > 0) {
+            constexpr int kKeep = kN > kOwned ? kN / 2 : kN;
+#pragma unroll
+            for (int i = 0; i < kKeep; ++i) v[i] += __shfl_xor_sync(0xffffffffu, v[i + (kN - kKeep)], kOffset);
+            reduce<kKeep, kOffset / 2>(v);
         }
-        if (page < 0 || page >= num_pages) return false;
-        const int in_page = key - page_size.div(key) * static_cast<int>(page_size.divisor);
-        k_off = page * k_page + in_page * k_row;
-        v_off = page * v_page + in_page * v_row;
-        return true;
+    }
+    // A value of every row in storage order, from the owners' values of their rows.
+    __device__ __forceinline__ static float from_owner(const float (&owned)[kOwned], int index) {
+        const float mine = owned[index % kOwned];
+        const int offset = owner_offset(index - index % kOwned);
+        return offset == 0 ? mine : __shfl_xor_sync(0xffffffffu, mine, offset);
     }
 };
 
@@ -215,7 +273,8 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
     const int key_end = min(key_begin + per_split, seqlen_k);
     const int steps = (key_end - key_begin + kKeysPerStep - 1) / kKeysPerStep;
 
-    const KvCache cache(p, b, kv_head, kElem);
+    const KvCache cache(p, b, kv_head, kElem, part * kChunk * kElem);
+    using PagedKey = KvCache::PagedKey;
     const auto key_at = [&](int step, int u) {
         return key_begin + step * kKeysPerStep + (u * kWarps + warp) * kKeysPerWarp + slot;
     };
@@ -224,38 +283,56 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
     if (!active) {
         for (int i = 0; i < kStages * kUnroll * 2; ++i) ring[i * kThreads + threadIdx.x] = make_uint4(0, 0, 0, 0);
     }
+    // Address work was a quarter of the loop's instructions (SASS, bf16 d128), so what can be is
+    // computed once: the shared address of this thread's first slot, and for a contiguous cache
+    // the lane's source addresses of the next step to copy, advanced by a step's keys after each
+    // copy (steps are issued in order).
+    const uint32_t ring_smem = sm80::smem_addr(ring + threadIdx.x);
+    const auto slot_smem = [&](int stage, int u, int kv) {
+        return ring_smem + static_cast<uint32_t>(((stage * kUnroll + u) * 2 + kv) * kThreads * 16);
+    };
+    const char *k_next[kUnroll], *v_next[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+        k_next[u] = cache.k + key_at(0, u) * cache.k_row;
+        v_next[u] = cache.v + key_at(0, u) * cache.v_row;
+    }
+    const int64_t k_step = kKeysPerStep * cache.k_row, v_step = kKeysPerStep * cache.v_row;
     // Bit (stage * kUnroll + u): that key's page is not one of the cache's (a corrupt block table),
     // so the key is skipped. Keys past the end are recognised by index; both land as zeros.
     uint32_t hidden = 0;
-    const auto issue = [&](int step, const int (&page)[kUnroll]) {
+    const auto issue = [&](int step, const PagedKey (&looked_up)[kUnroll]) {
         const int stage = step & (kStages - 1);
-        hidden &= ~(((1u << kUnroll) - 1) << (stage * kUnroll));
+        if (cache.table) hidden &= ~(((1u << kUnroll) - 1) << (stage * kUnroll));
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
-            const int key = key_at(step, u);
-            int64_t k_off = 0, v_off = 0;
-            bool present = key < key_end;
-            if (present && !cache.locate(key, page[u], k_off, v_off)) {
-                present = false;
-                hidden |= 1u << (stage * kUnroll + u);
+            bool present = key_at(step, u) < key_end;
+            const char *k_src = k_next[u], *v_src = v_next[u];
+            if (cache.table) {
+                const bool inside = cache.locate(looked_up[u], k_src, v_src);
+                hidden |= static_cast<uint32_t>(present && !inside) << (stage * kUnroll + u);
+                present = present && inside;
+            } else {
+                k_next[u] += k_step;
+                v_next[u] += v_step;
             }
             if (active) {
-                const int64_t lane_bytes = part * kChunk * kElem;
-                sm80::cp_async_16(sm80::smem_addr(&ring_at(stage, u, 0)), cache.k + k_off + lane_bytes, present);
-                sm80::cp_async_16(sm80::smem_addr(&ring_at(stage, u, 1)), cache.v + v_off + lane_bytes, present);
+                sm80::cp_async_16(slot_smem(stage, u, 0), k_src, present);
+                sm80::cp_async_16(slot_smem(stage, u, 1), v_src, present);
             }
         }
     };
-    const auto pages_of = [&](int step, int (&page)[kUnroll]) {
+    const auto look_up = [&](int step, PagedKey (&looked_up)[kUnroll]) {
+        if (!cache.table) return;
 #pragma unroll
-        for (int u = 0; u < kUnroll; ++u) page[u] = cache.page_of(key_at(step, u), key_end);
+        for (int u = 0; u < kUnroll; ++u) looked_up[u] = cache.look_up(key_at(step, u), key_end);
     };
 
     // The first kStages - 1 steps: their block-table entries read together, then their copies.
     {
-        int first[kStages - 1][kUnroll];
+        PagedKey first[kStages - 1][kUnroll];
 #pragma unroll
-        for (int t = 0; t < kStages - 1; ++t) pages_of(t, first[t]);
+        for (int t = 0; t < kStages - 1; ++t) look_up(t, first[t]);
 #pragma unroll
         for (int t = 0; t < kStages - 1; ++t) {
             if (t < steps) issue(t, first[t]);
@@ -264,21 +341,25 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
     }
     // Block-table entries of the next step to copy, read a step before its copies are issued so
     // the table read does not sit in front of them.
-    int page[kUnroll];
-    pages_of(kStages - 1, page);
+    PagedKey pending[kUnroll];
+    look_up(kStages - 1, pending);
 
-    // Query rows, pre-scaled into base-2 logits; the last visible key of each row (causal is
-    // bottom-right aligned: query i sees keys j <= i + seqlen_k - seqlen_q). Read while the
-    // first copies are in flight.
+    // Query rows in this lane's storage order (index i: row own0 ^ i, see RowOwnership), pre-scaled
+    // into base-2 logits, and the last visible key of each owned row (causal is bottom-right
+    // aligned: query i sees keys j <= i + seqlen_k - seqlen_q). Read while the first copies are in
+    // flight.
+    using Rows = RowOwnership<kRows, kLanesPerKey>;
+    constexpr int kOwned = Rows::kOwned;
+    const int own0 = Rows::owned_row0(part);
+    const auto last_visible_key = [&](int rr) {
+        return rr >= total_rows ? -1 : p.causal ? rr / group + seqlen_k - p.seqlen_q : seqlen_k - 1;
+    };
     float q[kRows][kChunk];
-    int last_key[kRows];
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
-        const int rr = row0 + r;
-        const bool valid = rr < total_rows;
-        const int i = rr / group, h = kv_head * group + rr % group;
-        last_key[r] = !valid ? -1 : p.causal ? i + seqlen_k - p.seqlen_q : seqlen_k - 1;
-        if (valid && active) {
+        const int rr = row0 + (own0 ^ r);
+        if (rr < total_rows && active) {
+            const int i = rr / group, h = kv_head * group + rr % group;
             const char *src = static_cast<const char *>(p.q) +
                               (b * p.q_batch_stride + int64_t{i} * p.q_row_stride + int64_t{h} * p.q_head_stride +
                                part * kChunk) *
@@ -291,34 +372,42 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
 #pragma unroll
         for (int e = 0; e < kChunk; ++e) q[r][e] *= p.softmax_scale * kLog2e;
     }
-
-    // This slot's running softmax state per row (m in base-2 logits).
-    float m[kRows], l[kRows], acc[kRows][kChunk];
+    int last_key[kOwned];
 #pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-        m[r] = -CUDART_INF_F;
-        l[r] = 0.f;
+    for (int j = 0; j < kOwned; ++j) last_key[j] = last_visible_key(row0 + (own0 ^ j));
+
+    // The slot's running softmax state of the owned rows (m in base-2 logits), and the
+    // accumulators of every row (storage order).
+    float m[kOwned], l[kOwned], acc[kRows][kChunk];
+#pragma unroll
+    for (int j = 0; j < kOwned; ++j) {
+        m[j] = -CUDART_INF_F;
+        l[j] = 0.f;
+    }
+#pragma unroll
+    for (int r = 0; r < kRows; ++r)
 #pragma unroll
         for (int e = 0; e < kChunk; ++e) acc[r][e] = 0.f;
-    }
 
     for (int t = 0; t < steps; ++t) {
         // Refill the slots the previous step read (this thread's own reads, already consumed),
         // then wait for this step's copies: kStages - 1 younger groups may stay in flight.
         if (t + kStages - 1 < steps) {
-            issue(t + kStages - 1, page);
-            pages_of(t + kStages, page);
+            issue(t + kStages - 1, pending);
+            look_up(t + kStages, pending);
         }
         sm80::cp_async_commit();
         sm80::cp_async_wait<kStages - 1>();
         const int stage = t & (kStages - 1);
 
-        // Scores of the step's keys (base-2 logits; -inf where masked or absent).
+        // Scores of the step's keys, summed over the slot's lanes into the owned rows.
         float score[kUnroll][kRows];
+        int key[kUnroll];
+        bool present[kUnroll];
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
-            const int key = key_at(t, u);
-            const bool present = key < key_end && !((hidden >> (stage * kUnroll + u)) & 1u);
+            key[u] = key_at(t, u);
+            present[u] = key[u] < key_end && !((hidden >> (stage * kUnroll + u)) & 1u);
             float kf[kChunk];
             unpack(ring_at(stage, u, 0), static_cast<const Element *>(nullptr), kf);
 #pragma unroll
@@ -326,62 +415,81 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
                 float s = 0.f;
 #pragma unroll
                 for (int e = 0; e < kChunk; ++e) s = fmaf(q[r][e], kf[e], s);
-#pragma unroll
-                for (int offset = kLanesPerKey / 2; offset > 0; offset /= 2) s += __shfl_xor_sync(0xffffffffu, s, offset);
-                score[u][r] = present && key <= last_key[r] ? s : -CUDART_INF_F;
+                score[u][r] = s;
             }
+            Rows::reduce(score[u]);
         }
-        // Online softmax per step, not per key: the running maximum moves rarely, so the
-        // rescale of the accumulator is a branch usually not taken; each key costs one exp2.
+        // Online softmax of the owned rows, per step rather than per key: one exp2 a key and
+        // one for the rescale factor, which is 1 unless the row's maximum moved (it rarely does
+        // after the first steps, so the accumulators' rescale below is a branch usually not
+        // taken). A row with nothing visible yet keeps m = -inf; its offset is 0 so that
+        // exp2(-inf - offset) = 0 and no NaN comes from -inf - -inf.
+        float weight[kUnroll][kOwned], rescale[kOwned];
+        bool moved = false;
 #pragma unroll
-        for (int r = 0; r < kRows; ++r) {
-            float m_step = m[r];
-#pragma unroll
-            for (int u = 0; u < kUnroll; ++u) m_step = fmaxf(m_step, score[u][r]);
-            if (m_step == -CUDART_INF_F) {
-#pragma unroll
-                for (int u = 0; u < kUnroll; ++u) score[u][r] = 0.f;
-                continue;
-            }
-            if (m_step > m[r]) {
-                const float rescale = exp2f(m[r] - m_step);  // 0 while the row has no key yet
-                l[r] *= rescale;
-#pragma unroll
-                for (int e = 0; e < kChunk; ++e) acc[r][e] *= rescale;
-                m[r] = m_step;
-            }
+        for (int j = 0; j < kOwned; ++j) {
+            float m_new = m[j];
 #pragma unroll
             for (int u = 0; u < kUnroll; ++u) {
-                score[u][r] = exp2f(score[u][r] - m_step);  // now the key's weight
-                l[r] += score[u][r];
+                score[u][j] = present[u] && key[u] <= last_key[j] ? score[u][j] : -CUDART_INF_F;
+                m_new = fmaxf(m_new, score[u][j]);
+            }
+            const float offset = m_new == -CUDART_INF_F ? 0.f : m_new;
+            moved |= m_new > m[j];
+            rescale[j] = sm80::fast_exp2(m[j] - offset);
+            float sum = l[j] * rescale[j];
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) {
+                weight[u][j] = sm80::fast_exp2(score[u][j] - offset);
+                sum += weight[u][j];
+            }
+            l[j] = sum;
+            m[j] = m_new;
+        }
+        if (__any_sync(0xffffffffu, moved)) {
+#pragma unroll
+            for (int r = 0; r < kRows; ++r) {
+                const float factor = Rows::from_owner(rescale, r);
+#pragma unroll
+                for (int e = 0; e < kChunk; ++e) acc[r][e] *= factor;
             }
         }
         // Absent keys' V slots hold zeros and their weights are 0.
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
+            float w[kRows];
+#pragma unroll
+            for (int r = 0; r < kRows; ++r) w[r] = Rows::from_owner(weight[u], r);
             float vf[kChunk];
             unpack(ring_at(stage, u, 1), static_cast<const Element *>(nullptr), vf);
 #pragma unroll
             for (int r = 0; r < kRows; ++r) {
 #pragma unroll
-                for (int e = 0; e < kChunk; ++e) acc[r][e] = fmaf(score[u][r], vf[e], acc[r][e]);
+                for (int e = 0; e < kChunk; ++e) acc[r][e] = fmaf(w[r], vf[e], acc[r][e]);
             }
         }
     }
     sm80::cp_async_wait<0>();  // only empty groups can remain; none may land in the merge area
 
-    // Merge the slots of each warp (lanes kLanesPerKey apart hold the same chunk of other keys).
+    // Merge the slots of each warp (lanes kLanesPerKey apart hold the same chunk of other keys,
+    // in the same storage order), with every lane given its rows' state from the owners.
+    float m_row[kRows], l_row[kRows];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+        m_row[r] = Rows::from_owner(m, r);
+        l_row[r] = Rows::from_owner(l, r);
+    }
 #pragma unroll
     for (int offset = kLanesPerKey; offset < 32; offset *= 2) {
 #pragma unroll
         for (int r = 0; r < kRows; ++r) {
-            const float m_other = __shfl_xor_sync(0xffffffffu, m[r], offset);
-            const float l_other = __shfl_xor_sync(0xffffffffu, l[r], offset);
-            const float m_new = fmaxf(m[r], m_other);
-            const float self = m[r] == -CUDART_INF_F ? 0.f : exp2f(m[r] - m_new);
+            const float m_other = __shfl_xor_sync(0xffffffffu, m_row[r], offset);
+            const float l_other = __shfl_xor_sync(0xffffffffu, l_row[r], offset);
+            const float m_new = fmaxf(m_row[r], m_other);
+            const float self = m_row[r] == -CUDART_INF_F ? 0.f : exp2f(m_row[r] - m_new);
             const float other = m_other == -CUDART_INF_F ? 0.f : exp2f(m_other - m_new);
-            m[r] = m_new;
-            l[r] = l[r] * self + l_other * other;
+            m_row[r] = m_new;
+            l_row[r] = l_row[r] * self + l_other * other;
 #pragma unroll
             for (int e = 0; e < kChunk; ++e) {
                 const float a_other = __shfl_xor_sync(0xffffffffu, acc[r][e], offset);
@@ -397,10 +505,10 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
 #pragma unroll
         for (int r = 0; r < kRows; ++r) {
 #pragma unroll
-            for (int e = 0; e < kChunk; ++e) s_acc[warp][r][part * kChunk + e] = acc[r][e];
-            if (part == 0) {
-                s_m[warp][r] = m[r];
-                s_l[warp][r] = l[r];
+            for (int e = 0; e < kChunk; ++e) s_acc[warp][own0 ^ r][part * kChunk + e] = acc[r][e];
+            if (part == 0) {  // own0 = 0: storage order is row order
+                s_m[warp][r] = m_row[r];
+                s_l[warp][r] = l_row[r];
             }
         }
     }
