@@ -556,31 +556,20 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
     }
 }
 
-// A value reduced over the CTA (every thread gets the result): warps by butterfly, then the
-// warps' results through shared memory.
-template <typename Op>
-__device__ __forceinline__ float block_reduce(float v, Op op, float *scratch /* [kWarps] */) {
-#pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2) v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
-    __syncthreads();  // scratch may still be read from a previous reduction
-    if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = v;
-    __syncthreads();
-    v = scratch[0];
-#pragma unroll
-    for (int w = 1; w < kWarps; ++w) v = op(v, scratch[w]);
-    return v;
-}
-
 // Merge the splits' partial states of one row per CTA: LSE = log sum_s exp(LSE_s),
-// O = sum_s exp(LSE_s - LSE) O_s. The splits are spread over the CTA (kSplitsAtOnce at a time,
-// each read as kChunks 32-byte vectors), since a batch-1 decode has few rows and many splits.
+// O = sum_s exp(LSE_s - LSE) O_s. The splits are spread over the CTA's groups of kLanesPerSplit
+// lanes (a batch-1 decode has few rows and many splits); each group merges its splits online
+// (running maximum, rescaled sum), kBatch splits' LSE and O loaded together, so the row costs
+// one round of global loads, not the three of a max pass, a sum pass and a weighted pass; the
+// groups then merge through shared memory.
 template <typename Element, int kHeadDim>
 __global__ void __launch_bounds__(kThreads) combine_kernel(const FlashAttnDecodeParams p) {
     constexpr int kChunks = kHeadDim / kChunk;
     constexpr int kLanesPerSplit = pow2_at_least(kChunks);
-    constexpr int kSplitsAtOnce = kThreads / kLanesPerSplit;
-    __shared__ float scratch[kWarps];
-    __shared__ float partial[kSplitsAtOnce][kHeadDim];
+    constexpr int kGroups = kThreads / kLanesPerSplit;
+    constexpr int kBatch = 4;
+    __shared__ float s_m[kGroups], s_l[kGroups];
+    __shared__ float partial[kGroups][kHeadDim];
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     // Launched before the split kernel finishes (programmatic dependent launch): this waits for
@@ -590,45 +579,76 @@ __global__ void __launch_bounds__(kThreads) combine_kernel(const FlashAttnDecode
     const int64_t rows_all = int64_t{p.batch} * p.heads_q * p.seqlen_q;
     const int64_t row = blockIdx.x;  // (b, h, i) with i fastest, as the LSE layout
     const float *lse_part = p.workspace + int64_t{p.num_splits} * rows_all * kHeadDim;
-    const auto fmax_op = [](float a, float b) { return fmaxf(a, b); };
-    const auto add_op = [](float a, float b) { return a + b; };
-
-    float m = -CUDART_INF_F;
-    for (int s = threadIdx.x; s < p.num_splits; s += kThreads) m = fmaxf(m, lse_part[s * rows_all + row]);
-    m = block_reduce(m, fmax_op, scratch);
-    float total = 0.f;
-    if (m != -CUDART_INF_F)
-        for (int s = threadIdx.x; s < p.num_splits; s += kThreads) total += expf(lse_part[s * rows_all + row] - m);
-    total = block_reduce(total, add_op, scratch);
-    const float lse = m == -CUDART_INF_F ? -CUDART_INF_F : m + logf(total);
-
     const int group = threadIdx.x / kLanesPerSplit, c = threadIdx.x % kLanesPerSplit;
-    float out[kChunk] = {};
-    if (c < kChunks && lse != -CUDART_INF_F) {
-#pragma unroll 4
-        for (int s = group; s < p.num_splits; s += kSplitsAtOnce) {
-            const float ls = lse_part[s * rows_all + row];
-            const float w = ls == -CUDART_INF_F ? 0.f : expf(ls - lse);
-            const float4 *src = reinterpret_cast<const float4 *>(p.workspace + (s * rows_all + row) * kHeadDim + c * kChunk);
+    const bool active = c < kChunks;
+
+    // This group's splits: m the largest LSE_s so far, l = sum exp(LSE_s - m), out likewise.
+    float m = -CUDART_INF_F, l = 0.f, out[kChunk] = {};
+    for (int s0 = group; s0 < p.num_splits; s0 += kGroups * kBatch) {
+        float lse[kBatch], o[kBatch][kChunk];
 #pragma unroll
-            for (int e = 0; e < kChunk / 4; ++e) {
-                const float4 v = src[e];
-                out[4 * e] = fmaf(w, v.x, out[4 * e]);
-                out[4 * e + 1] = fmaf(w, v.y, out[4 * e + 1]);
-                out[4 * e + 2] = fmaf(w, v.z, out[4 * e + 2]);
-                out[4 * e + 3] = fmaf(w, v.w, out[4 * e + 3]);
+        for (int j = 0; j < kBatch; ++j) {
+            const int s = s0 + j * kGroups;
+            lse[j] = s < p.num_splits ? lse_part[s * rows_all + row] : -CUDART_INF_F;
+            if (lse[j] != -CUDART_INF_F && active) {
+                const float4 *src = reinterpret_cast<const float4 *>(p.workspace + (s * rows_all + row) * kHeadDim + c * kChunk);
+#pragma unroll
+                for (int e = 0; e < kChunk / 4; ++e) {
+                    const float4 v = src[e];
+                    o[j][4 * e] = v.x;
+                    o[j][4 * e + 1] = v.y;
+                    o[j][4 * e + 2] = v.z;
+                    o[j][4 * e + 3] = v.w;
+                }
+            } else {
+#pragma unroll
+                for (int e = 0; e < kChunk; ++e) o[j][e] = 0.f;
             }
         }
+        float m_new = m;
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) m_new = fmaxf(m_new, lse[j]);
+        if (m_new == -CUDART_INF_F) continue;  // no split so far saw a key of this row
+        const float rescale = expf(m - m_new);  // 0 while m = -inf
+        l *= rescale;
+#pragma unroll
+        for (int e = 0; e < kChunk; ++e) out[e] *= rescale;
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+            const float w = expf(lse[j] - m_new);  // 0 for a split without keys
+            l += w;
+#pragma unroll
+            for (int e = 0; e < kChunk; ++e) out[e] = fmaf(w, o[j][e], out[e]);
+        }
+        m = m_new;
     }
-    if (c < kChunks)
+    if (c == 0) {
+        s_m[group] = m;
+        s_l[group] = l;
+    }
+    if (active)
 #pragma unroll
         for (int e = 0; e < kChunk; ++e) partial[group][c * kChunk + e] = out[e];
     __syncthreads();
-    if (group != 0 || c >= kChunks) return;
+    if (group != 0 || !active) return;
+
+    float m_all = -CUDART_INF_F;
 #pragma unroll
-    for (int g = 1; g < kSplitsAtOnce; ++g)
+    for (int g = 0; g < kGroups; ++g) m_all = fmaxf(m_all, s_m[g]);
+    float l_all = 0.f, result[kChunk] = {};
+    if (m_all != -CUDART_INF_F) {
 #pragma unroll
-        for (int e = 0; e < kChunk; ++e) out[e] += partial[g][c * kChunk + e];
+        for (int g = 0; g < kGroups; ++g) {
+            const float w = expf(s_m[g] - m_all);  // 0 for a group without keys
+            l_all += s_l[g] * w;
+#pragma unroll
+            for (int e = 0; e < kChunk; ++e) result[e] = fmaf(w, partial[g][c * kChunk + e], result[e]);
+        }
+#pragma unroll
+        for (int e = 0; e < kChunk; ++e) result[e] /= l_all;
+    }
+    // A row no split saw a key of: O = 0, LSE = -inf.
+    const float lse = m_all == -CUDART_INF_F ? -CUDART_INF_F : m_all + logf(l_all);
 
     const int i = static_cast<int>(row % p.seqlen_q);
     const int h = static_cast<int>((row / p.seqlen_q) % p.heads_q);
@@ -637,7 +657,7 @@ __global__ void __launch_bounds__(kThreads) combine_kernel(const FlashAttnDecode
     char *dst = static_cast<char *>(p.o) + (b * p.o_batch_stride + int64_t{i} * p.o_row_stride +
                                             int64_t{h} * p.o_head_stride + c * kChunk) *
                                                int64_t{sizeof(Element)};
-    *reinterpret_cast<uint4 *>(dst) = pack(out, static_cast<const Element *>(nullptr));
+    *reinterpret_cast<uint4 *>(dst) = pack(result, static_cast<const Element *>(nullptr));
 }
 
 // Whether `combine` may be launched as a programmatic dependent of the split kernel on the
