@@ -559,15 +559,15 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
 // Merge the splits' partial states of one row per CTA: LSE = log sum_s exp(LSE_s),
 // O = sum_s exp(LSE_s - LSE) O_s. The splits are spread over the CTA's groups of kLanesPerSplit
 // lanes (a batch-1 decode has few rows and many splits); each group merges its splits online
-// (running maximum, rescaled sum), kBatch splits' LSE and O loaded together, so the row costs
-// one round of global loads, not the three of a max pass, a sum pass and a weighted pass; the
-// groups then merge through shared memory.
+// (running maximum, rescaled sum), kBatch splits' LSE and O loaded together, so up to
+// kGroups x kBatch splits cost one round of global loads, not the three of a max pass, a sum
+// pass and a weighted pass; the groups then merge through shared memory.
 template <typename Element, int kHeadDim>
 __global__ void __launch_bounds__(kThreads) combine_kernel(const FlashAttnDecodeParams p) {
     constexpr int kChunks = kHeadDim / kChunk;
     constexpr int kLanesPerSplit = pow2_at_least(kChunks);
     constexpr int kGroups = kThreads / kLanesPerSplit;
-    constexpr int kBatch = 4;
+    constexpr int kBatch = 8;  // a batch-1 call's 33 parts at head dim 128: one batch a group
     __shared__ float s_m[kGroups], s_l[kGroups];
     __shared__ float partial[kGroups][kHeadDim];
 
@@ -589,8 +589,10 @@ __global__ void __launch_bounds__(kThreads) combine_kernel(const FlashAttnDecode
 #pragma unroll
         for (int j = 0; j < kBatch; ++j) {
             const int s = s0 + j * kGroups;
+            // O is loaded whatever the LSE: every split wrote every row (O = 0, LSE = -inf when it
+            // saw no key), and a load that waited for the LSE would be a second round trip.
             lse[j] = s < p.num_splits ? lse_part[s * rows_all + row] : -CUDART_INF_F;
-            if (lse[j] != -CUDART_INF_F && active) {
+            if (s < p.num_splits && active) {
                 const float4 *src = reinterpret_cast<const float4 *>(p.workspace + (s * rows_all + row) * kHeadDim + c * kChunk);
 #pragma unroll
                 for (int e = 0; e < kChunk / 4; ++e) {

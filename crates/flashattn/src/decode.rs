@@ -37,6 +37,8 @@ const ROWS_PER_CTA: usize = 8;
 /// (2026-11-26, batch 1, 512 keys, 8 KV heads) 16 parts of 32 keys took 7.8 us, 8 of 64 9.3 us,
 /// 32 of 16 7.9 us.
 const MIN_KEYS_PER_SPLIT: usize = 32;
+/// Decode CTAs an SM that keep the memory busy (see [`decode_splits`]).
+const BUSY_CTAS_PER_SM: usize = 2;
 
 /// Sizes and options of a decode call.
 ///
@@ -98,23 +100,23 @@ impl DecodeParams {
     }
 }
 
-/// The split count for a call on `device`: the parts fill the device's resident CTA slots once
-/// (a second, partial wave would leave most SMs idle while it runs) but for one slot in eight
-/// SMs, each part at least 32 keys, never more than 1024 parts. A batch that fills the device
-/// alone gets one part.
+/// The split count for a call on `device`: enough parts for two CTAs an SM, each part at least
+/// 32 keys, never more than 1024 parts. A batch that fills that alone gets one part.
 ///
-/// The free slots are for the combine kernel, launched as a programmatic dependent on sm_90.
-/// On the H100 (2026-11-26, batch 1, 4096 keys, 8 KV heads, same runs): 64 parts (16 slots free)
-/// 14.7 us, and 15.0 us with the dependent launch off; 66 parts (528 CTAs, every slot taken)
-/// 17.4 us, and 15.2 us with it off. The dependent launch pays only with room beside the split
-/// kernel.
+/// Two CTAs an SM keep the memory busy (each has three 16-key steps of K and V in flight, 24 KB
+/// at head dim 128); more, shorter parts only add partial results for the combine kernel to
+/// merge, and leave no room for it beside the split kernel. On the H100 (2026-11-26, call H,
+/// forced counts, 8 KV heads): batch 1 x 4096 keys 11.7 us at 32 parts against 13.9 at 64 (the
+/// earlier rule's count, one wave of four CTAs an SM); batch 8 x 512 keys 11.3 us at 4 parts
+/// against 12.4 at 8; batch 1 x 32768 keys 53.4 against 54.5. (Before the kernel's owner-lane
+/// rows, 64 parts were best at batch 1 x 4096 keys.)
 pub fn decode_splits(params: &DecodeParams, device: &DeviceFacts) -> usize {
     if let Some(n) = params.num_splits {
         return n;
     }
     let ctas = params.batch * params.heads_kv * params.row_blocks();
-    let capacity = device.sm_count * decode_ctas_per_sm(params, device) - device.sm_count / 8;
-    let fill = (capacity / ctas.max(1)).max(1);
+    let busy = device.sm_count * decode_ctas_per_sm(params, device).min(BUSY_CTAS_PER_SM);
+    let fill = (busy / ctas.max(1)).max(1);
     let most = params.seqlen_k.div_ceil(MIN_KEYS_PER_SPLIT);
     fill.min(most).clamp(1, 1024)
 }
@@ -581,23 +583,22 @@ mod tests {
         let d = h100();
         // Batch 1, 8 KV heads over 32k keys: many parts.
         let p = DecodeParams::new(1, 32768, 32, 8, 128);
-        // One wave of 4 CTAs an SM, less 16 slots for the combine: 8 KV heads x 64 parts = 512.
-        assert_eq!(decode_splits(&p, &d), 64);
+        // Two CTAs an SM: 264 CTAs, 8 KV heads x 33 parts.
+        assert_eq!(decode_splits(&p, &d), 33);
         assert_eq!(
             decode_splits(&DecodeParams::new(8, 32768, 32, 8, 128), &d),
-            8
+            4
         );
         // Batch 64: the batch already fills the device.
         assert_eq!(
             decode_splits(&DecodeParams::new(64, 4096, 32, 8, 128), &d),
             1
         );
-        // An sm_89 GPU (L4: 58 SMs, 99 KB a block): three CTAs an SM by shared memory, so
-        // 3 x 58 - 7 = 167 slots for 8 CTAs a part at batch 1: 20 parts.
-        let l4 = DeviceFacts::new("L4", 58, 89, 99 * 1024);
-        assert_eq!(decode_splits(&p, &l4), 20);
+        // Where shared memory allows only one CTA an SM (a hypothetical 48 KB part), one an SM.
+        let small = DeviceFacts::new("small", 58, 89, 48 * 1024);
+        assert_eq!(decode_splits(&p, &small), 58 / 8);
         let a100 = DeviceFacts::new("A100", 108, 80, 163 * 1024);
-        assert_eq!(decode_splits(&p, &a100), (4 * 108 - 13) / 8);
+        assert_eq!(decode_splits(&p, &a100), 2 * 108 / 8);
         // Short caches are never cut below 32 keys a part.
         assert_eq!(
             decode_splits(&DecodeParams::new(1, 300, 32, 8, 128), &d),
