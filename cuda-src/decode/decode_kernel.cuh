@@ -17,8 +17,9 @@
 //
 // Lane layout: a key row of kHeadDim elements is kLanesPerKey lanes x 8 elements; a warp holds
 // kKeysPerWarp keys at once ("slots"); each slot keeps its own running softmax state, and the
-// slots and warps are merged once at the end. The per-key dot product is a butterfly over the
-// slot's lanes.
+// slots and warps are merged once at the end. A key's dot products with the rows are reduced
+// over the slot's lanes so that each lane ends with whole rows it owns (RowOwnership): the
+// softmax of a row runs in its owners, not in every lane of the slot.
 #pragma once
 
 #include <cuda_bf16.h>
