@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU host, from the checkout root, over what scripts/gpu-pack.sh packed.
 # Steps (default: all): tests sanitizer fuzz bench; also varlen-sanitizer, decode-sanitizer, fuzz-sanitizer, tune, gate,
-# ab (AB_OLD=other build's flashattn-bench), kernel-ab (KERNEL_AB=configurations), regression
+# ab (AB_OLD=other build's flashattn-bench, AB_SHAPES=shape keys), kernel-ab (KERNEL_AB=configurations), regression
 # (against the stored baseline), accuracy
 # (ours, naive and PyTorch SDPA against the f64 reference, per mask and score modifier), selftest,
 # candle (scripts/candle-gpu-pack.sh packs it).
@@ -97,10 +97,12 @@ for step in $steps; do
       # of each, every pair gated; pairs that disagree show drift between runs, not a change.
       old=${AB_OLD:?AB_OLD must name the other build of flashattn-bench}
       if [[ $old == *.xz ]]; then xz -dc "$old" > "$out/ab-old-bench" && chmod +x "$out/ab-old-bench"; old="$out/ab-old-bench"; fi
+      # AB_SHAPES: shape keys (comma-separated; they contain spaces, which AB_ARGS would split).
+      shapes=(); [ -n "${AB_SHAPES:-}" ] && shapes=(--shapes "$AB_SHAPES")
       for r in $(seq "${AB_REPS:-3}"); do
         for side in old new; do
           exe=$old; [ $side = new ] && exe="$bin/flashattn-bench"
-          "$exe" run ${AB_ARGS:---suite seed --modes graph --iters 50} --baseline none --label flashattn \
+          "$exe" run ${AB_ARGS:---suite seed --modes graph --iters 50} "${shapes[@]}" --baseline none --label flashattn \
             --out "$out/ab-$side-$r.json" >> "$out/ab.log" 2>&1 || note "ab: $side run $r failed"
         done
         "$bin/flashattn-report" compare "$out/ab-old-$r.json" "$out/ab-new-$r.json" > "$out/ab-compare-$r.txt" 2>&1
