@@ -108,8 +108,8 @@ impl DecodeParams {
 /// merge, and leave no room for it beside the split kernel. On the H100 (2026-11-26, call H,
 /// forced counts, 8 KV heads): batch 1 x 4096 keys 11.7 us at 32 parts against 13.9 at 64 (the
 /// earlier rule's count, one wave of four CTAs an SM); batch 8 x 512 keys 11.3 us at 4 parts
-/// against 12.4 at 8; batch 1 x 32768 keys 53.4 against 54.5. (Before the kernel's owner-lane
-/// rows, 64 parts were best at batch 1 x 4096 keys.)
+/// against 12.4 at 8; batch 1 x 32768 keys 53.4 against 54.5. (With the kernel before the
+/// owner-lane rows, 32 and 64 parts took the same time there: 14.5 and 14.6 us.)
 pub fn decode_splits(params: &DecodeParams, device: &DeviceFacts) -> usize {
     if let Some(n) = params.num_splits {
         return n;
@@ -594,6 +594,9 @@ mod tests {
             decode_splits(&DecodeParams::new(64, 4096, 32, 8, 128), &d),
             1
         );
+        // An sm_89 GPU (L4: 58 SMs, 99 KB a block): three CTAs an SM fit, two are used.
+        let l4 = DeviceFacts::new("L4", 58, 89, 99 * 1024);
+        assert_eq!(decode_splits(&p, &l4), 2 * 58 / 8);
         // Where shared memory allows only one CTA an SM (a hypothetical 48 KB part), one an SM.
         let small = DeviceFacts::new("small", 58, 89, 48 * 1024);
         assert_eq!(decode_splits(&p, &small), 58 / 8);
