@@ -11,8 +11,8 @@
 //   query head.
 // - Split-KV: the key range of a sequence is cut into `num_splits` parts, one CTA each, so a
 //   batch-1 decode over a long cache still fills the GPU. Each part leaves a partial (O, LSE)
-//   in the caller's f32 workspace and `combine_kernel` merges them with merge.cuh's weighting,
-//   over all parts at once.
+//   in the caller's f32 workspace and `combine_kernel` merges them with merge.cuh's
+//   MergeRunning, over all parts at once.
 //   With one split the kernel writes O and LSE itself.
 //
 // Lane layout: a key row of kHeadDim elements is kLanesPerKey lanes x 8 elements; a warp holds
@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "common/merge.cuh"
 #include "flashattn.h"
 #include "sm80/primitives.cuh"
 
@@ -262,9 +263,9 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
     __shared__ alignas(16) char smem[Traits::kSmemBytes];
     __shared__ float s_m[kWarps][kRows], s_l[kWarps][kRows];
     uint4 *const ring = reinterpret_cast<uint4 *>(smem);
-    const auto ring_at = [&](int stage, int u, int kv) -> uint4 & {
-        return ring[((stage * kUnroll + u) * 2 + kv) * kThreads + threadIdx.x];
-    };
+    // This thread's 16-byte slot of the ring at [stage][u][K or V], as a slot index from its first.
+    const auto slot_index = [](int stage, int u, int kv) { return ((stage * kUnroll + u) * 2 + kv) * kThreads; };
+    const auto ring_at = [&](int stage, int u, int kv) -> uint4 & { return ring[slot_index(stage, u, kv) + threadIdx.x]; };
 
     // Keys of this sequence and this split's share of them.
     int seqlen_k = p.seqlen_k;
@@ -290,7 +291,7 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
     // copy (steps are issued in order).
     const uint32_t ring_smem = sm80::smem_addr(ring + threadIdx.x);
     const auto slot_smem = [&](int stage, int u, int kv) {
-        return ring_smem + static_cast<uint32_t>(((stage * kUnroll + u) * 2 + kv) * kThreads * 16);
+        return ring_smem + static_cast<uint32_t>(slot_index(stage, u, kv) * sizeof(uint4));
     };
     const char *k_next[kUnroll], *v_next[kUnroll];
 #pragma unroll
@@ -569,7 +570,7 @@ __global__ void __launch_bounds__(kThreads) combine_kernel(const FlashAttnDecode
     constexpr int kLanesPerSplit = pow2_at_least(kChunks);
     constexpr int kGroups = kThreads / kLanesPerSplit;
     constexpr int kBatch = 8;  // a batch-1 call's 33 parts at head dim 128: one batch a group
-    __shared__ float s_m[kGroups], s_l[kGroups];
+    __shared__ float s_m[kGroups], s_total[kGroups];
     __shared__ float partial[kGroups][kHeadDim];
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -583,8 +584,9 @@ __global__ void __launch_bounds__(kThreads) combine_kernel(const FlashAttnDecode
     const int group = threadIdx.x / kLanesPerSplit, c = threadIdx.x % kLanesPerSplit;
     const bool active = c < kChunks;
 
-    // This group's splits: m the largest LSE_s so far, l = sum exp(LSE_s - m), out likewise.
-    float m = -CUDART_INF_F, l = 0.f, out[kChunk] = {};
+    // This group's splits, kBatch at a time; out = sum_s exp(LSE_s - run.m) O_s.
+    MergeRunning run;
+    float out[kChunk] = {};
     for (int s0 = group; s0 < p.num_splits; s0 += kGroups * kBatch) {
         float lse[kBatch], o[kBatch][kChunk];
 #pragma unroll
@@ -608,26 +610,18 @@ __global__ void __launch_bounds__(kThreads) combine_kernel(const FlashAttnDecode
                 for (int e = 0; e < kChunk; ++e) o[j][e] = 0.f;
             }
         }
-        float m_new = m;
-#pragma unroll
-        for (int j = 0; j < kBatch; ++j) m_new = fmaxf(m_new, lse[j]);
-        if (m_new == -CUDART_INF_F) continue;  // no split so far saw a key of this row
-        const float rescale = expf(m - m_new);  // 0 while m = -inf
-        l *= rescale;
+        float weight[kBatch];
+        const float rescale = run.fold(lse, weight);
 #pragma unroll
         for (int e = 0; e < kChunk; ++e) out[e] *= rescale;
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j) {
-            const float w = expf(lse[j] - m_new);  // 0 for a split without keys
-            l += w;
+        for (int j = 0; j < kBatch; ++j)
 #pragma unroll
-            for (int e = 0; e < kChunk; ++e) out[e] = fmaf(w, o[j][e], out[e]);
-        }
-        m = m_new;
+            for (int e = 0; e < kChunk; ++e) out[e] = fmaf(weight[j], o[j][e], out[e]);
     }
     if (c == 0) {
-        s_m[group] = m;
-        s_l[group] = l;
+        s_m[group] = run.m;
+        s_total[group] = run.total;
     }
     if (active)
 #pragma unroll
@@ -635,23 +629,26 @@ __global__ void __launch_bounds__(kThreads) combine_kernel(const FlashAttnDecode
     __syncthreads();
     if (group != 0 || !active) return;
 
-    float m_all = -CUDART_INF_F;
+    // The groups' states, each itself a running merge.
+    float group_m[kGroups], group_total[kGroups], weight[kGroups];
 #pragma unroll
-    for (int g = 0; g < kGroups; ++g) m_all = fmaxf(m_all, s_m[g]);
-    float l_all = 0.f, result[kChunk] = {};
-    if (m_all != -CUDART_INF_F) {
+    for (int g = 0; g < kGroups; ++g) {
+        group_m[g] = s_m[g];
+        group_total[g] = s_total[g];
+    }
+    MergeRunning all;
+    all.fold(group_m, group_total, weight);
+    float result[kChunk] = {};
+    if (all.m != -CUDART_INF_F) {
 #pragma unroll
-        for (int g = 0; g < kGroups; ++g) {
-            const float w = expf(s_m[g] - m_all);  // 0 for a group without keys
-            l_all += s_l[g] * w;
+        for (int g = 0; g < kGroups; ++g)
 #pragma unroll
-            for (int e = 0; e < kChunk; ++e) result[e] = fmaf(w, partial[g][c * kChunk + e], result[e]);
-        }
+            for (int e = 0; e < kChunk; ++e) result[e] = fmaf(weight[g], partial[g][c * kChunk + e], result[e]);
 #pragma unroll
-        for (int e = 0; e < kChunk; ++e) result[e] /= l_all;
+        for (int e = 0; e < kChunk; ++e) result[e] /= all.total;
     }
     // A row no split saw a key of: O = 0, LSE = -inf.
-    const float lse = m_all == -CUDART_INF_F ? -CUDART_INF_F : m_all + logf(l_all);
+    const float lse = all.lse();
 
     const int i = static_cast<int>(row % p.seqlen_q);
     const int h = static_cast<int>((row / p.seqlen_q) % p.heads_q);
