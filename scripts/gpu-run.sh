@@ -190,7 +190,8 @@ for step in $steps; do
       "$bin/flashattn-selftest" 2>&1 | tee "$out/selftest.log" | tee -a "$summary" ;;
   esac
 done
-tar -czf "$final/logs.tar.gz" --exclude='*.bin' -C "$out" . 2>/dev/null
+# Not the inputs (*.bin) nor the ab step's unpacked old bench (tens of MB: the bundle would not come back).
+tar -czf "$final/logs.tar.gz" --exclude='*.bin' --exclude=ab-old-bench -C "$out" . 2>/dev/null
 for f in fuzz.json dispatch.tsv; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
 [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$out"
 echo "==== summary ===="

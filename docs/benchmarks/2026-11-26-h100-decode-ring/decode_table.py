@@ -4,6 +4,7 @@ ours and cuDNN's p50 per decode shape (bf16, head dim 128, 8 KV heads), the K/V 
 second, and that over the copy ceiling of the same run.
 
     python3 decode_table.py call-e/bench.json
+    python3 decode_table.py ../2026-11-26-h100-decode-owner/call-i/bench.json   (the owner page)
 """
 import json, sys
 d = json.load(open(sys.argv[1]))
