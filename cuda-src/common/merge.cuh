@@ -43,7 +43,12 @@ struct MergeWeights {
 // itself a MergeRunning. The caller keeps its O sum, sum_i exp(L_i - m) * (t_i O_i), scales it by
 // what each fold returns and divides by total at the end.
 struct MergeRunning {
-    float m = -CUDART_INF_F, total = 0.f;
+    float m, total;
+
+    __device__ __forceinline__ MergeRunning() {
+        m = -CUDART_INF_F;
+        total = 0.f;
+    }
 
     // Fold in kN states (maxima m_in, totals t_in): returns the factor for the O sum so far and
     // writes each state's weight (0 for a state that saw no key; all 0 and factor 1 while no
