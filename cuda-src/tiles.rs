@@ -193,22 +193,25 @@ pub const SM90_TILES: &[HopperTile] = &[
 ];
 
 /// One configuration of the warp-specialized Hopper kernel (cuda-src/sm90/ws_kernel.cuh): a
-/// producer warpgroup that issues TMA copies and two consumer warpgroups of 64 query rows each
-/// (128 rows per CTA, one CTA per SM), with all three variants (dense, general, score
-/// modifiers). Calls whose strides a tensor map cannot describe run on its fallback, the
+/// producer warpgroup that issues TMA copies and two or three consumer warpgroups of 64 query
+/// rows each (128 or 192 rows per CTA, one CTA per SM), with all three variants (dense, general,
+/// score modifiers). Calls whose strides a tensor map cannot describe run on its fallback, the
 /// two-warpgroup [`SM90_TILES`] line of the same head dim and key width (64 keys where the width
 /// is not a multiple of 64) with two stages, which must exist with its score-modifier kernel
 /// (the build script checks).
 pub struct WsTile {
     pub head_dim: u32,
     pub block_n: u32,
+    /// Consumer warpgroups: 2, or 3 at head dim 64 (160 registers each).
+    pub consumers: u32,
     pub stages: u32,
 }
 
-const fn ws_tile(head_dim: u32, block_n: u32, stages: u32) -> WsTile {
+const fn ws_tile(head_dim: u32, block_n: u32, consumers: u32, stages: u32) -> WsTile {
     WsTile {
         head_dim,
         block_n,
+        consumers,
         stages,
     }
 }
@@ -223,11 +226,14 @@ const fn ws_tile(head_dim: u32, block_n: u32, stages: u32) -> WsTile {
 /// still: FlashAttention-3's widths, 176 keys at head dim 128 (88 S registers beside 64 of O;
 /// 2-3% faster than three buffers of 128 keys on every long d128 shape) and 80 at head dim 256
 /// (40 beside 128 of O; 7.6% faster than 64 keys at S = 8192). Key widths that are not a multiple
-/// of 64 fall back to the 64-key cp.async tile of the head dim.
+/// of 64 fall back to the 64-key cp.async tile of the head dim. Head dim 64 also has
+/// FlashAttention-3's 192-row CTA: three consumer warpgroups, so each scheduler has three
+/// computing warps to pick from instead of two (S, P and O of 128 keys fit their 160 registers).
 pub const SM90_WS_TILES: &[WsTile] = &[
-    ws_tile(64, 128, 4),
-    ws_tile(128, 128, 3),
-    ws_tile(128, 176, 2),
-    ws_tile(256, 64, 2),
-    ws_tile(256, 80, 2),
+    ws_tile(64, 128, 2, 4),
+    ws_tile(64, 128, 3, 4),
+    ws_tile(128, 128, 2, 3),
+    ws_tile(128, 176, 2, 2),
+    ws_tile(256, 64, 2, 2),
+    ws_tile(256, 80, 2, 2),
 ];

@@ -70,21 +70,22 @@ struct ConfigEntry {
 // Warp-specialized Hopper kernel: all three variants of its own; a call whose tensors no tensor
 // map describes runs on its fallback tile's kernel of the same variant (sm90/traits.cuh,
 // WsTraits::Fallback, registry id fallback_id), so it takes every call.
-#define FLASHATTN_SM90_WS_TRAITS(element, head_dim, block_n, stages) \
-    flashattn::sm90::WsTraits<element, head_dim, block_n, stages>
+#define FLASHATTN_SM90_WS_TRAITS(element, head_dim, block_n, consumers, stages) \
+    flashattn::sm90::WsTraits<element, head_dim, block_n, consumers, stages>
 #define FLASHATTN_SM90_WS_LAUNCHER(variant, fallback_id, ...) \
     &flashattn::sm90::launch_ws<__VA_ARGS__, flashattn::Variant::variant, fallback_id>
-#define FLASHATTN_SM90_WS_CONFIG(id, dtype, element, head_dim, block_n, stages, name, fallback_id)               \
-    ConfigEntry{{id, dtype, head_dim, FLASHATTN_SM90_WS_TRAITS(element, head_dim, block_n, stages)::kBlockM,        \
-                 block_n, FLASHATTN_SM90_WS_TRAITS(element, head_dim, block_n, stages)::kWarps, stages, 1, 90, 90,  \
-                 FLASHATTN_SM90_WS_TRAITS(element, head_dim, block_n, stages)::kSmemLaunchBytes, 1, name},          \
-                FLASHATTN_SM90_WS_LAUNCHER(kDense, fallback_id,                                                      \
-                                           FLASHATTN_SM90_WS_TRAITS(element, head_dim, block_n, stages)),            \
-                FLASHATTN_SM90_WS_LAUNCHER(kGeneral, fallback_id,                                                    \
-                                           FLASHATTN_SM90_WS_TRAITS(element, head_dim, block_n, stages)),            \
-                FLASHATTN_SM90_WS_LAUNCHER(kScoreMod, fallback_id,                                                   \
-                                           FLASHATTN_SM90_WS_TRAITS(element, head_dim, block_n, stages)),            \
-                false},
+#define FLASHATTN_SM90_WS_CONFIG(id, dtype, element, head_dim, block_n, consumers, stages, name, fallback_id)     \
+    ConfigEntry{                                                                                                     \
+        {id, dtype, head_dim, FLASHATTN_SM90_WS_TRAITS(element, head_dim, block_n, consumers, stages)::kBlockM,       \
+         block_n, FLASHATTN_SM90_WS_TRAITS(element, head_dim, block_n, consumers, stages)::kWarps, stages, 1, 90, 90, \
+         FLASHATTN_SM90_WS_TRAITS(element, head_dim, block_n, consumers, stages)::kSmemLaunchBytes, 1, name},         \
+        FLASHATTN_SM90_WS_LAUNCHER(kDense, fallback_id,                                                              \
+                                   FLASHATTN_SM90_WS_TRAITS(element, head_dim, block_n, consumers, stages)),         \
+        FLASHATTN_SM90_WS_LAUNCHER(kGeneral, fallback_id,                                                            \
+                                   FLASHATTN_SM90_WS_TRAITS(element, head_dim, block_n, consumers, stages)),         \
+        FLASHATTN_SM90_WS_LAUNCHER(kScoreMod, fallback_id,                                                           \
+                                   FLASHATTN_SM90_WS_TRAITS(element, head_dim, block_n, consumers, stages)),         \
+        false},
 
 const ConfigEntry kConfigs[] = {
 #include "flashattn_configs.inc"

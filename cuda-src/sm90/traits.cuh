@@ -60,11 +60,11 @@ template <typename Traits, Variant kVariant>
 FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream);
 
 // The warp-specialized kernel (ws_kernel.cuh): one producer warpgroup that only issues TMA copies
-// and two consumer warpgroups of 64 query rows each that only compute, with the registers moved
-// from the first to the others. One CTA per SM (the K/V ring fills shared memory). Calls whose
-// tensors no tensor map describes (a zero or unaligned stride) run on `Fallback`, the
-// two-warpgroup tile of the same shape, in the same variant.
-template <typename Element_, int kHeadDim_, int kBlockN_, int kStages_>
+// and two or three consumer warpgroups of 64 query rows each that only compute, with the
+// registers moved from the first to the others. One CTA per SM (the K/V ring fills shared
+// memory). Calls whose tensors no tensor map describes (a zero or unaligned stride) run on
+// `Fallback`, the two-warpgroup cp.async tile of the same key width, in the same variant.
+template <typename Element_, int kHeadDim_, int kBlockN_, int kConsumers_, int kStages_>
 struct WsTraits {
     using Element = Element_;
     // An 80- or 176-key tile falls back to the 64-key one: the cp.async tiles have no such
@@ -73,17 +73,26 @@ struct WsTraits {
     static constexpr int kHeadDim = kHeadDim_;
     static constexpr int kBlockN = kBlockN_;
     static constexpr int kStages = kStages_;
-    static constexpr int kConsumers = 2;  // consumer warpgroups
+    // Consumer warpgroups. Three put a third computing warp on each scheduler (four warps with the
+    // producer's), so one consumer's softmax latency hides under two others' work instead of one;
+    // they get 160 registers each instead of 240, which fits head dim 64 only.
+    static constexpr int kConsumers = kConsumers_;
     static constexpr int kBlockM = 64 * kConsumers;
     static constexpr int kThreads = 128 * (kConsumers + 1);
     static constexpr int kWarps = kThreads / 32;
-    // setmaxnreg targets: the CTA keeps the registers it launched with (168 per thread, the
-    // most that 384 threads of one CTA get), so 128 x 24 + 256 x 240 is all of them; 32 for the
-    // producer left the consumers' increase waiting forever. The persistent kernel's producer
-    // walks its CTA's tiles in those 24 and spills a few registers (to L1, off the consumers'
-    // path); the one-tile-per-CTA kernels do not spill.
+    // setmaxnreg targets. The CTA keeps the registers it launched with (65536 / kThreads per
+    // thread, rounded down to a multiple of 8: 168 for 384 threads, 128 for 512), and the
+    // producer's release must leave the consumers' claim within that pool: 128 x 24 + 256 x 240
+    // for two consumers, 128 x 24 + 384 x 160 for three. (32 for the producer once left two
+    // consumers' increase waiting forever.) The persistent kernel's producer walks its CTA's tiles
+    // in those 24 and spills a few registers (to L1, off the consumers' path); the
+    // one-tile-per-CTA kernels do not spill.
     static constexpr int kProducerRegs = 24;
-    static constexpr int kConsumerRegs = 240;
+    static constexpr int kLaunchRegs = 65536 / kThreads / 8 * 8;
+    static constexpr int kConsumerRegs =
+        (kLaunchRegs * kThreads - 128 * kProducerRegs) / (128 * kConsumers) / 8 * 8 > 240
+            ? 240
+            : (kLaunchRegs * kThreads - 128 * kProducerRegs) / (128 * kConsumers) / 8 * 8;
 
     static constexpr int kAtoms = kHeadDim / 64;
     static constexpr int kChunksPerRow = kHeadDim / 8;
@@ -93,6 +102,9 @@ struct WsTraits {
     static_assert(kHeadDim == 64 || kHeadDim == 128 || kHeadDim == 256, "the head dims with a fallback tile");
     static_assert(kBlockN == 64 || kBlockN == 80 || kBlockN == 128 || kBlockN == 176, "S is one m64nN wgmma per k16 step");
     static_assert(kStages >= 2 && kStages <= 4, "a ring of two to four K/V buffers");
+    static_assert(kConsumers == 2 || (kConsumers == 3 && kHeadDim == 64),
+                  "two consumers, or three at head dim 64 (S, P and O in 160 registers)");
+    static_assert(kConsumers != 2 || kConsumerRegs == 240, "two consumers claim 240 registers");
 
     static constexpr int kQBytes = kBlockM * kHeadDim * static_cast<int>(sizeof(Element));
     static constexpr int kTileBytes = kBlockN * kHeadDim * static_cast<int>(sizeof(Element));

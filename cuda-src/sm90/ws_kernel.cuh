@@ -1,12 +1,12 @@
 // The warp-specialized Hopper forward kernel (sm_90a): the same per-warpgroup math as
 // fwd_kernel.cuh (warpgroup_tile.cuh), fed differently. A producer warpgroup hands its
-// registers to the two consumer warpgroups and one of its threads issues every copy: per tile Q,
+// registers to the two or three consumer warpgroups and one of its threads issues every copy: per tile Q,
 // and K and V of each key tile as TMA boxes into a ring of shared-memory buffers, each buffer's
 // arrival counted in bytes by a full barrier and its release by the consumers counted by an
 // empty barrier, K's and V's apart (a K buffer is free once Q.K^T has read it, a turn before
 // P.V frees V's, and the K that refills it starts loading then). No consumer thread issues a
 // load or waits at a CTA-wide barrier in the key loop, so the copies run ahead by the whole ring
-// while both consumers compute.
+// while the consumers compute.
 //
 // kPersistent: one CTA per SM walks its tiles (TileSchedule) with the ring, the barriers'
 // phases and the consumers' turns running on across them, so the next tile's first K/V tile and
@@ -53,10 +53,11 @@ struct WsArgs {
     CUtensorMap v;
 };
 
-// Named barriers 1 and 2: consumer 0's and consumer 1's turn at the tensor cores.
+// Named barriers 1 .. kConsumers: consumer c's turn at the tensor cores is barrier 1 + c.
 constexpr int kTurnBarrier = 1;
-// Named barriers 3 and 4: a consumer's 128 threads before copying its O rows out.
-constexpr int kEpilogueBarrier = 3;
+// The next kConsumers: a consumer's 128 threads before copying its O rows out.
+template <typename Traits>
+constexpr int kEpilogueBarrier = kTurnBarrier + Traits::kConsumers;
 
 // Zero rows [valid_rows, kBlockN) of a K/V tile in the swizzle layout, from one warp. A row's
 // 128 bytes in each atom are its own (the swizzle permutes chunks within the row), so whole rows
@@ -232,22 +233,25 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         if (lane == 0) barrier_arrive(barrier);
     };
 
-    // The two consumers take turns at the tensor cores: in its turn a consumer issues Q.K^T of
-    // key tile j and P.V of tile j - 1, then lets the other one issue while it waits for S and
-    // runs tile j's softmax (FlashAttention-3's ping-pong). O is rescaled to tile j - 1's row
-    // max just before P.V of j - 1 accumulates into it. Turns alternate strictly over the CTA's
-    // whole life, across its tiles: consumer 0's turn waits for consumer 1's previous one
-    // (except the CTA's first), consumer 1's for consumer 0's. Each named barrier sees as many
-    // arrivals as waits: consumer 1's last turn of a tile hands on to consumer 0's next tile,
-    // and after the CTA's last tile to nobody (one tile per CTA), or consumer 0 takes it
+    // The consumers take turns at the tensor cores, in a ring: in its turn a consumer issues
+    // Q.K^T of key tile j and P.V of tile j - 1, then lets the next one issue while it waits for
+    // S and runs tile j's softmax (FlashAttention-3's ping-pong; with three consumers a softmax
+    // runs under two others' GEMMs). O is rescaled to tile j - 1's row max just before P.V of
+    // j - 1 accumulates into it. Turns go round strictly over the CTA's whole life, across its
+    // tiles: consumer c's turn waits for consumer c - 1's previous one, consumer 0's for the last
+    // consumer's (except the CTA's first turn). Each named barrier sees as many arrivals as
+    // waits: the last consumer's last turn of a tile hands on to consumer 0's next tile, and
+    // after the CTA's last tile to nobody (one tile per CTA), or consumer 0 takes it
     // (persistent: whether a tile is the last is known only after it).
+    constexpr int kLastConsumer = Traits::kConsumers - 1;
     bool took_turn = false;  // consumer 0: whether any turn came before this one
     auto begin_turn = [&] {
-        if (consumer == 1 || took_turn) named_barrier_sync(kTurnBarrier + consumer, 256);
+        if (consumer != 0 || took_turn) named_barrier_sync(kTurnBarrier + consumer, 256);
         took_turn = true;
     };
     auto end_turn = [&](bool tile_done) {
-        if (kPersistent || consumer == 0 || !tile_done) named_barrier_arrive(kTurnBarrier + (consumer ^ 1), 256);
+        if (kPersistent || consumer != kLastConsumer || !tile_done)
+            named_barrier_arrive(kTurnBarrier + (consumer == kLastConsumer ? 0 : consumer + 1), 256);
     };
 
     int kv = 0;  // key tiles this CTA has consumed
@@ -318,7 +322,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         // chunks; the other consumer may still be computing. A persistent CTA's previous copy
         // out of the same rows is behind this tile's turns, each a bar.sync of all its threads.
         wg.finish(p, work, o_smem, lane / 4);
-        named_barrier_sync(kEpilogueBarrier + consumer, 128);
+        named_barrier_sync(kEpilogueBarrier<Traits> + consumer, 128);
         const int row_first = consumer * 64;
         store_o_rows<Traits>(o_smem, work.o, p.o_row_stride, row_first, min(row_first + 64, work.rows_here),
                              threadIdx.x - 128 * warpgroup, 128);

@@ -183,11 +183,13 @@ impl Config for WsTile {
     }
 
     fn template_args(&self) -> Vec<u32> {
-        vec![self.block_n, self.stages]
+        vec![self.block_n, self.consumers, self.stages]
     }
 
     fn name_suffix(&self) -> String {
-        format!("m128n{}w12s{}ws", self.block_n, self.stages)
+        let t = self;
+        let (rows, warps) = (64 * t.consumers, 4 * (t.consumers + 1));
+        format!("m{rows}n{}w{warps}s{}ws", t.block_n, t.stages)
     }
 
     fn registry_tail(&self) -> String {
