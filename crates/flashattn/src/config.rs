@@ -48,11 +48,11 @@ impl KernelConfig {
     }
 
     /// Whether this is a configuration of the warp-specialized Hopper kernel
-    /// (cuda-src/sm90/ws_kernel.cuh: a TMA producer warpgroup and two consumer warpgroups), whose
-    /// names end in `ws`. Its calls run that kernel, except those whose strides no TMA tensor
-    /// map describes (a zero batch stride, say), which run its fallback tile's kernel
-    /// (cuda-src/tiles.rs, `SM90_WS_TILES`); [`LaunchInfo`](crate::LaunchInfo) names the one
-    /// that ran.
+    /// (cuda-src/sm90/ws_kernel.cuh: a TMA producer warpgroup and two or three consumer
+    /// warpgroups), whose names end in `ws`. Its calls run that kernel, except those whose
+    /// strides no TMA tensor map describes (a zero batch stride, say), which run its fallback
+    /// tile's kernel (cuda-src/tiles.rs, `SM90_WS_TILES`); [`LaunchInfo`](crate::LaunchInfo)
+    /// names the one that ran.
     pub fn warp_specialized(&self) -> bool {
         self.name.ends_with("ws")
     }
