@@ -235,10 +235,6 @@ struct TileSchedule {
         index += gridDim.x;
         return index < static_cast<long long>(tiles.x) * tiles.y * tiles.z;
     }
-    // Whether next() would find another tile.
-    __device__ __forceinline__ bool has_next() const {
-        return kPersistent && index + gridDim.x < static_cast<long long>(tiles.x) * tiles.y * tiles.z;
-    }
     // (query tile, head, batch) of the current tile.
     template <typename Work>
     __device__ __forceinline__ int3 coords(const FlashAttnFwdParams &p) const {

@@ -256,15 +256,6 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
 
     int kv = 0;  // key tiles this CTA has consumed
     int t = 0;   // tiles this CTA has started
-    // Persistent: a tile's first Q.K^T is issued in the previous tile's last turn, after its
-    // last P.V, and runs under that tile's epilogue (the normalisation and the copy of O out)
-    // instead of after it. Every tile of a persistent launch has the same keys (equal tiles, one
-    // dense batch), so a next tile is never skipped, and all consumers decide alike, which keeps
-    // their turns in step. The CTA's last tile issues it too, on its own Q and last K (S is never
-    // read): issued under a condition, the Q.K^T made ptxas serialize every wgmma of the kernel
-    // (C7515), as if S were written outside the wgmma pipeline.
-    Scores acc_s;
-    bool s_in_flight = false;  // this tile's first S was issued in the previous tile's last turn
     do {
         const Work &work = tile.work;
         if (work.skipped()) {
@@ -282,15 +273,14 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                 barrier_wait(v_full(stage_of(i)), parity_of(i));
         };
         Tile wg(p, work, consumer, warp, lane);
+        Scores acc_s;
         PFrag p_frag;
-        if (!s_in_flight) {
-            // Key tile 0: its Q.K^T alone.
-            barrier_wait(q_full, t & 1);
-            barrier_wait(k_full(stage_of(0)), parity_of(0));
-            begin_turn();
-            wg.issue_qk(acc_s, q_smem, k_smem(stage_of(0)));
-            end_turn(false);
-        }
+        barrier_wait(q_full, t & 1);
+        // Key tile 0: its Q.K^T alone.
+        barrier_wait(k_full(stage_of(0)), parity_of(0));
+        begin_turn();
+        wg.issue_qk(acc_s, q_smem, k_smem(stage_of(0)));
+        end_turn(false);
         wgmma_wait<0>();
         hold(acc_s);
         arrive_warp(k_empty(stage_of(0)));
@@ -318,25 +308,13 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             arrive_warp(v_empty(stage_of(iter - 1)));
             wg.to_p(acc_s, offsets, p_frag);
         }
-        // The next tile's Q (its t + 1-th use of the buffer) and first K (ring position
-        // kv + n_blocks) are waited for outside the turn, so a late copy holds up only this
-        // consumer.
-        s_in_flight = kPersistent && schedule.has_next();
-        if (s_in_flight) {
-            barrier_wait(q_full, (t + 1) & 1);
-            barrier_wait(k_full(stage_of(n_blocks)), parity_of(n_blocks));
-        }
         begin_turn();
         wg.rescale_o(offsets);
         hold(wg.acc_o);
         wait_v(n_blocks - 1);
         wg.issue_pv(p_frag, v_smem(stage_of(n_blocks - 1)));
-        if (kPersistent) wg.issue_qk(acc_s, q_smem, k_smem(stage_of(s_in_flight ? n_blocks : n_blocks - 1)));
         end_turn(true);
-        if (kPersistent)
-            wgmma_wait<1>();  // P.V; the next tile's S may still run
-        else
-            wgmma_wait<0>();
+        wgmma_wait<0>();
         hold(wg.acc_o);
         if (kPersistent) arrive_warp(v_empty(stage_of(n_blocks - 1)));  // the next tile's ring
         // Epilogue: each consumer stages its own 64 rows of O (in its own rows of the Q tile,
@@ -351,7 +329,6 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         kv += n_blocks;
         ++t;
     } while (next_tile());
-    if (kPersistent) wgmma_wait<0>();  // the last tile's unread S
     if (kPersistent && consumer == 0 && took_turn) named_barrier_sync(kTurnBarrier, 256);
 }
 
