@@ -229,6 +229,9 @@ const fn ws_tile(head_dim: u32, block_n: u32, consumers: u32, stages: u32) -> Ws
 /// of 64 fall back to the 64-key cp.async tile of the head dim. Head dim 64 also has
 /// FlashAttention-3's 192-row CTA: three consumer warpgroups, so each scheduler has three
 /// computing warps to pick from instead of two (S, P and O of 128 keys fit their 160 registers).
+/// Against the 128-row tile (2026-11-26, docs/benchmarks/2026-11-26-h100-ws-three-consumers.md):
+/// 5-7% faster on every 4096-key shape, plain or masked; even at 1024 keys, whose sixth tile is
+/// mostly padding; 1.2-1.6x slower on the 512-key seed shapes but B8 H16 (3% faster).
 pub const SM90_WS_TILES: &[WsTile] = &[
     ws_tile(64, 128, 2, 4),
     ws_tile(64, 128, 3, 4),
