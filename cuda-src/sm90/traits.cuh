@@ -84,15 +84,14 @@ struct WsTraits {
     // thread, rounded down to a multiple of 8: 168 for 384 threads, 128 for 512), and the
     // producer's release must leave the consumers' claim within that pool: 128 x 24 + 256 x 240
     // for two consumers, 128 x 24 + 384 x 160 for three. (32 for the producer once left two
-    // consumers' increase waiting forever.) The persistent kernel's producer walks its CTA's tiles
-    // in those 24 and spills a few registers (to L1, off the consumers' path); the
-    // one-tile-per-CTA kernels do not spill.
+    // consumers' increase waiting forever.) The persistent kernels spill a few registers: the
+    // producer, which walks its CTA's tiles in those 24 (to L1, off the consumers' path), and
+    // with three consumers a few per-tile values outside the key loop; the one-tile-per-CTA
+    // kernels do not spill.
     static constexpr int kProducerRegs = 24;
     static constexpr int kLaunchRegs = 65536 / kThreads / 8 * 8;
-    static constexpr int kConsumerRegs =
-        (kLaunchRegs * kThreads - 128 * kProducerRegs) / (128 * kConsumers) / 8 * 8 > 240
-            ? 240
-            : (kLaunchRegs * kThreads - 128 * kProducerRegs) / (128 * kConsumers) / 8 * 8;
+    static constexpr int kConsumerPool = (kLaunchRegs * kThreads - 128 * kProducerRegs) / (128 * kConsumers) / 8 * 8;
+    static constexpr int kConsumerRegs = kConsumerPool < 240 ? kConsumerPool : 240;
 
     static constexpr int kAtoms = kHeadDim / 64;
     static constexpr int kChunksPerRow = kHeadDim / 8;
