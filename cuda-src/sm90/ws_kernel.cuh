@@ -1,12 +1,12 @@
 // The warp-specialized Hopper forward kernel (sm_90a): the same per-warpgroup math as
 // fwd_kernel.cuh (warpgroup_tile.cuh), fed differently. A producer warpgroup hands its
-// registers to the two or three consumer warpgroups and one of its threads issues every copy: per tile Q,
-// and K and V of each key tile as TMA boxes into a ring of shared-memory buffers, each buffer's
-// arrival counted in bytes by a full barrier and its release by the consumers counted by an
-// empty barrier, K's and V's apart (a K buffer is free once Q.K^T has read it, a turn before
-// P.V frees V's, and the K that refills it starts loading then). No consumer thread issues a
-// load or waits at a CTA-wide barrier in the key loop, so the copies run ahead by the whole ring
-// while the consumers compute.
+// registers to the two or three consumer warpgroups and one of its threads issues every copy:
+// per tile Q, and K and V of each key tile as TMA boxes into a ring of shared-memory buffers,
+// each buffer's arrival counted in bytes by a full barrier and its release by the consumers
+// counted by an empty barrier, K's and V's apart (a K buffer is free once Q.K^T has read it, a
+// turn before P.V frees V's, and the K that refills it starts loading then). No consumer thread
+// issues a load or waits at a CTA-wide barrier in the key loop, so the copies run ahead by the
+// whole ring while the consumers compute.
 //
 // kPersistent: one CTA per SM walks its tiles (TileSchedule) with the ring, the barriers'
 // phases and the consumers' turns running on across them, so the next tile's first K/V tile and
@@ -319,7 +319,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         if (kPersistent) arrive_warp(v_empty(stage_of(n_blocks - 1)));  // the next tile's ring
         // Epilogue: each consumer stages its own 64 rows of O (in its own rows of the Q tile,
         // which only its Q.K^T read; persistent: in the O tile) and copies them out in 16-byte
-        // chunks; the other consumer may still be computing. A persistent CTA's previous copy
+        // chunks; the other consumers may still be computing. A persistent CTA's previous copy
         // out of the same rows is behind this tile's turns, each a bar.sync of all its threads.
         wg.finish(p, work, o_smem, lane / 4);
         named_barrier_sync(kEpilogueBarrier<Traits> + consumer, 128);
