@@ -630,14 +630,9 @@ __global__ void __launch_bounds__(kThreads) combine_kernel(const FlashAttnDecode
     if (group != 0 || !active) return;
 
     // The groups' states, each itself a running merge.
-    float group_m[kGroups], group_total[kGroups], weight[kGroups];
-#pragma unroll
-    for (int g = 0; g < kGroups; ++g) {
-        group_m[g] = s_m[g];
-        group_total[g] = s_total[g];
-    }
+    float weight[kGroups];
     MergeRunning all;
-    all.fold(group_m, group_total, weight);
+    all.fold(s_m, s_total, weight);
     float result[kChunk] = {};
     if (all.m != -CUDART_INF_F) {
 #pragma unroll
