@@ -11,7 +11,8 @@
 # regex) limits the tests step to the test executables whose names match. kernel-ab: named
 # configurations (KERNEL_AB) against the dispatcher's choice, same run. AB_OLD may be an .xz
 # file (the other build's flashattn-bench as carried). FUZZ_SANITIZER_ARGS replaces the
-# fuzz-sanitizer step's space (default --small), e.g. '--max-seqlen 300 --config A,B --features always'.
+# fuzz-sanitizer step's space (default --small), e.g. '--max-seqlen 300 --config A,B --features always',
+# and FUZZ_SANITIZER_CASES its case counts under memcheck, racecheck, synccheck (default "200 100 100").
 #
 #   scripts/gpu-run.sh tests sanitizer
 #   TEST_FILTER='gpu_grid|gpu_varlen|validation' scripts/gpu-run.sh ab tests
@@ -73,7 +74,10 @@ for step in $steps; do
       "$bin/flashattn-fuzz" ${FUZZ_ARGS:---cases 2000 --seed 1} --json "$out/fuzz.json" > "$out/fuzz.log" 2>&1
       note "fuzz: rc=$? in $((SECONDS - start)) s"; tail -30 "$out/fuzz.log" | tee -a "$summary" ;;
     fuzz-sanitizer)
-      for spec in "memcheck 200" "racecheck 100" "synccheck 100"; do
+      # FUZZ_SANITIZER_CASES: the cases under memcheck, racecheck and synccheck (racecheck on a
+      # 512-thread ws CTA is the slow one: a call with little device time passes e.g. "60 30 30").
+      read -r mem_cases race_cases sync_cases <<< "${FUZZ_SANITIZER_CASES:-200 100 100}"
+      for spec in "memcheck $mem_cases" "racecheck $race_cases" "synccheck $sync_cases"; do
         set -- $spec; start=$SECONDS
         "$sanitizer" --tool "$1" --error-exitcode 9 "$bin/flashattn-fuzz" ${FUZZ_SANITIZER_ARGS:---small} --cases "$2" --seed 7 \
           > "$out/fuzz-sanitizer-$1.log" 2>&1
