@@ -23,12 +23,15 @@
 //!   self-attention sequences of [`VARLEN_LENS`] tokens, bf16, 16 heads, head dim 128, beside the
 //!   dense causal shapes of similar length (B16 S2048, B8 S4096) in the same run; the
 //!   baselines run the padded batch.
+//! * `causal` — causal self-attention from 1024 to 16384 tokens a sequence at the `sweep`
+//!   suite's constant 16384 tokens per call, head dims 64 and 128: the long causal prefill that
+//!   the other suites sample at one point (S8192 D128), for the dispatcher's tile choice there.
 
 use crate::report::{ScoreMods, Shape};
 use serde::{Deserialize, Serialize};
 
 /// Names accepted by [`suite`], in the order `all` concatenates them.
-pub const SUITE_NAMES: [&str; 6] = ["seed", "long", "sweep", "masks", "decode", "varlen"];
+pub const SUITE_NAMES: [&str; 7] = ["seed", "long", "sweep", "masks", "decode", "varlen", "causal"];
 
 /// The `varlen` suite's sequence lengths: drawn once from 64..=4096 with Python's
 /// `random.Random(2026).randint(64, 4096)`, 16 draws, and kept literally so every run and every
@@ -144,6 +147,16 @@ fn sweep() -> Vec<Shape> {
     v
 }
 
+fn causal() -> Vec<Shape> {
+    let mut v = Vec::new();
+    for d in [64, 128] {
+        for s in [1024, 2048, 4096, 8192, 16384] {
+            v.push(Shape::self_attention("bf16", SWEEP_TOKENS / s, 16, s, d, true));
+        }
+    }
+    v
+}
+
 /// Shapes of the named suite (`seed`, `long`, `sweep`, or `all` for their
 /// concatenation in [`SUITE_NAMES`] order without repeats); `None` for an
 /// unknown name.
@@ -168,6 +181,7 @@ fn named(name: &str) -> Option<Vec<Shape>> {
         "sweep" => Some(sweep()),
         "masks" => Some(masks()),
         "decode" => Some(decode()),
+        "causal" => Some(causal()),
         "varlen" => Some(varlen()),
         _ => None,
     }
@@ -256,11 +270,14 @@ mod tests {
         assert_eq!(suite("decode").unwrap().len(), 72);
         // The packed batch beside two dense causal shapes.
         assert_eq!(suite("varlen").unwrap().len(), 3);
-        // Three D=128 shapes are in both `long` and `sweep`.
-        assert_eq!(suite("all").unwrap().len(), 129);
+        // Head dims 64 and 128 x 5 lengths.
+        assert_eq!(suite("causal").unwrap().len(), 10);
+        // Three D=128 shapes are in both `long` and `sweep`, one (S8192 D128 causal) in both
+        // `long` and `causal`.
+        assert_eq!(suite("all").unwrap().len(), 138);
         assert!(suite("nope").is_none());
         let entries = suite_entries("all").unwrap();
-        assert_eq!(entries.len(), 129);
+        assert_eq!(entries.len(), 138);
         assert_eq!(entries.iter().filter(|e| e.suite == "sweep").count(), 9);
         assert_eq!(suite_entries("sweep").unwrap().len(), 12);
         // A shape shared by two named suites runs once, under the first.
@@ -323,6 +340,10 @@ mod tests {
         for s in suite("sweep").unwrap() {
             assert_eq!(s.batch * s.seqlen_q, SWEEP_TOKENS);
             assert!(!s.causal && s.heads_q == 16 && s.dtype == "bf16");
+        }
+        for s in suite("causal").unwrap() {
+            assert_eq!(s.batch * s.seqlen_q, SWEEP_TOKENS);
+            assert!(s.causal && s.heads_q == 16 && s.dtype == "bf16");
         }
     }
 
