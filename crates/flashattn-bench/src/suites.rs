@@ -31,7 +31,9 @@ use crate::report::{ScoreMods, Shape};
 use serde::{Deserialize, Serialize};
 
 /// Names accepted by [`suite`], in the order `all` concatenates them.
-pub const SUITE_NAMES: [&str; 7] = ["seed", "long", "sweep", "masks", "decode", "varlen", "causal"];
+pub const SUITE_NAMES: [&str; 7] = [
+    "seed", "long", "sweep", "masks", "decode", "varlen", "causal",
+];
 
 /// The `varlen` suite's sequence lengths: drawn once from 64..=4096 with Python's
 /// `random.Random(2026).randint(64, 4096)`, 16 draws, and kept literally so every run and every
@@ -151,7 +153,14 @@ fn causal() -> Vec<Shape> {
     let mut v = Vec::new();
     for d in [64, 128] {
         for s in [1024, 2048, 4096, 8192, 16384] {
-            v.push(Shape::self_attention("bf16", SWEEP_TOKENS / s, 16, s, d, true));
+            v.push(Shape::self_attention(
+                "bf16",
+                SWEEP_TOKENS / s,
+                16,
+                s,
+                d,
+                true,
+            ));
         }
     }
     v
