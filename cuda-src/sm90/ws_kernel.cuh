@@ -256,19 +256,6 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
 
     int kv = 0;  // key tiles this CTA has consumed
     int t = 0;   // tiles this CTA has started
-    // Persistent: a tile's O stays staged in the O tile until the next tile's first Q.K^T is
-    // issued and goes out while that runs, so the copy does not hold up the tensor cores at the
-    // tile boundary (the next finish rewrites the O tile only after that tile's turns, each a
-    // bar.sync of this consumer's threads). One tile per CTA: at once.
-    typename Traits::Element *pending_o = nullptr;  // the staged tile's rows, if any
-    int pending_rows = 0;
-    const int row_first = consumer * 64;
-    auto store_pending = [&] {
-        if (pending_o != nullptr)
-            store_o_rows<Traits>(o_smem, pending_o, p.o_row_stride, row_first, min(row_first + 64, pending_rows),
-                                 threadIdx.x - 128 * warpgroup, 128);
-        pending_o = nullptr;
-    };
     do {
         const Work &work = tile.work;
         if (work.skipped()) {
@@ -294,7 +281,6 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         begin_turn();
         wg.issue_qk(acc_s, q_smem, k_smem(stage_of(0)));
         end_turn(false);
-        if constexpr (kPersistent) store_pending();
         wgmma_wait<0>();
         hold(acc_s);
         arrive_warp(k_empty(stage_of(0)));
@@ -337,13 +323,12 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         // out of the same rows is behind this tile's turns, each a bar.sync of all its threads.
         wg.finish(p, work, o_smem, lane / 4);
         named_barrier_sync(kEpilogueBarrier<Traits> + consumer, 128);
-        pending_o = work.o;
-        pending_rows = work.rows_here;
-        if constexpr (!kPersistent) store_pending();
+        const int row_first = consumer * 64;
+        store_o_rows<Traits>(o_smem, work.o, p.o_row_stride, row_first, min(row_first + 64, work.rows_here),
+                             threadIdx.x - 128 * warpgroup, 128);
         kv += n_blocks;
         ++t;
     } while (next_tile());
-    store_pending();
     if (kPersistent && consumer == 0 && took_turn) named_barrier_sync(kTurnBarrier, 256);
 }
 
