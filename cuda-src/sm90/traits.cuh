@@ -108,15 +108,14 @@ struct WsTraits {
     static constexpr int kQBytes = kBlockM * kHeadDim * static_cast<int>(sizeof(Element));
     static constexpr int kTileBytes = kBlockN * kHeadDim * static_cast<int>(sizeof(Element));
     // Q tile (O in the epilogue), [stage] {K tile, V tile}, then the barriers (ws_kernel.cuh).
-    static constexpr int kBarrierBytes = 8 * (5 + 4 * kStages);
+    static constexpr int kBarrierBytes = 8 * (3 + 4 * kStages);
     static constexpr int kSmemBytes = kQBytes + kStages * 2 * kTileBytes + kBarrierBytes;
     static constexpr int kSmemLaunchBytes = kSmemBytes + 1024;
-    // The persistent kernel stages O in a tile of its own and keeps a second Q buffer, both
-    // between the K/V ring and the barriers: the next tile's Q then loads while this tile runs
-    // (with one buffer it could load only after this tile's last Q.K^T, and its latency fell
-    // into the tile boundary). Only where that fits (head dim 64).
+    // The persistent kernel stages O in a tile of its own, between the K/V ring and the barriers,
+    // so that Q's buffer is the next tile's once this tile's last Q.K^T has read it; only where
+    // that fits (head dim 64).
     static constexpr int kOBytes = kQBytes;
-    static constexpr int kPersistentSmemLaunchBytes = kSmemLaunchBytes + kOBytes + kQBytes;
+    static constexpr int kPersistentSmemLaunchBytes = kSmemLaunchBytes + kOBytes;
     static constexpr bool kSeparateO = kPersistentSmemLaunchBytes <= 227 * 1024;
     static_assert(kSmemLaunchBytes <= 227 * 1024, "tile does not fit in shared memory");
 };

@@ -9,9 +9,9 @@
 // whole ring while the consumers compute.
 //
 // kPersistent: one CTA per SM walks its tiles (TileSchedule) with the ring, the barriers'
-// phases and the consumers' turns running on across them, so the next tile's K/V tiles and its
-// Q land while this tile's last key tiles and epilogue run (two Q buffers, the CTA's tiles taking
-// turns, and O staged in a shared-memory tile of its own: WsTraits::kSeparateO).
+// phases and the consumers' turns running on across them, so the next tile's first K/V tile and
+// its Q land while this tile's last key tiles and epilogue run (Q's buffer is released after the
+// tile's last Q.K^T, which needs O to have a shared-memory tile of its own: WsTraits::kSeparateO).
 // Compiled for every variant of the tiles with that O tile (head dim 64), launched where a call
 // has more tiles than SMs and the tiles are equally long (not causal, no window, one dense
 // batch: score modifiers and sinks are fine). Without it the kernel computes one tile per CTA,
@@ -115,32 +115,28 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
 
     extern __shared__ unsigned char smem_raw[];
     const uint32_t smem_base = (sm80::smem_addr(smem_raw) + kSwizzleBytes - 1) & ~static_cast<uint32_t>(kSwizzleBytes - 1);
+    const uint32_t q_smem = smem_base;
     auto k_smem = [&](int stage) { return smem_base + Traits::kQBytes + stage * 2 * Traits::kTileBytes; };
     auto v_smem = [&](int stage) { return k_smem(stage) + Traits::kTileBytes; };
-    // Persistent: O staged in its own tile after the ring, then the second Q buffer (the CTA's
-    // odd tiles); one tile per CTA: O staged in the Q tile.
-    const uint32_t o_smem = kPersistent ? k_smem(kStages) : smem_base;
-    auto q_smem = [&](int buffer) { return buffer == 0 ? smem_base : o_smem + Traits::kOBytes; };
+    // O is staged in its own tile after the ring (persistent), else in the Q tile.
+    const uint32_t o_smem = kPersistent ? k_smem(kStages) : q_smem;
     // Barriers: Q landed and Q read by every consumer warp; per stage, K landed, V landed, K
     // read and V read by every consumer warp; the first key tile's V with its tail zeroed
     // (varlen). K and V are released apart because Q.K^T of a key tile is done a whole turn
     // before its P.V: with one release for both, the K that refills a buffer started loading
     // only when the tensor cores were about to need it (two buffers at head dim 256 left a TMA
     // latency of idle tensor cores in every turn).
-    const uint32_t barriers = k_smem(kStages) + (kPersistent ? Traits::kOBytes + Traits::kQBytes : 0);
-    auto q_full = [&](int buffer) { return barriers + 8 * buffer; };
-    auto q_empty = [&](int buffer) { return barriers + 8 * (2 + buffer); };
-    auto k_full = [&](int stage) { return barriers + 8 * (4 + stage); };
-    auto v_full = [&](int stage) { return barriers + 8 * (4 + kStages + stage); };
-    auto k_empty = [&](int stage) { return barriers + 8 * (4 + 2 * kStages + stage); };
-    auto v_empty = [&](int stage) { return barriers + 8 * (4 + 3 * kStages + stage); };
-    const uint32_t v_tail_zeroed = barriers + 8 * (4 + 4 * kStages);
-    // The CTA's t-th tile uses Q buffer t % 2 (persistent; else buffer 0), its (t / 2)-th use.
-    auto q_buffer = [](int t) { return kPersistent ? t & 1 : 0; };
-    auto q_parity = [](int t) { return static_cast<uint32_t>(((kPersistent ? t >> 1 : t)) & 1); };
+    const uint32_t barriers = k_smem(kStages) + (kPersistent ? Traits::kOBytes : 0);
+    const uint32_t q_full = barriers;
+    const uint32_t q_empty = barriers + 8;
+    auto k_full = [&](int stage) { return barriers + 8 * (2 + stage); };
+    auto v_full = [&](int stage) { return barriers + 8 * (2 + kStages + stage); };
+    auto k_empty = [&](int stage) { return barriers + 8 * (2 + 2 * kStages + stage); };
+    auto v_empty = [&](int stage) { return barriers + 8 * (2 + 3 * kStages + stage); };
+    const uint32_t v_tail_zeroed = barriers + 8 * (2 + 4 * kStages);
     // The ring's key tiles are numbered across the CTA's tiles: key tile j sits in buffer
     // j % kStages, and its use of that buffer is the (j / kStages)-th, whose barrier phase has
-    // this parity.
+    // this parity. Likewise the CTA's t-th tile is the t-th use of the Q buffer.
     auto parity = [](int j) { return static_cast<uint32_t>((j / kStages) & 1); };
     const bool packed = !kPersistent && F::kVarlen && p.cu_seqlens_q != nullptr;
 
@@ -155,10 +151,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     };
 
     if (threadIdx.x == 0) {
-        for (int b = 0; b < 2; ++b) {
-            barrier_init(q_full(b), 1);
-            barrier_init(q_empty(b), 4 * Traits::kConsumers);  // one arrival per consumer warp
-        }
+        barrier_init(q_full, 1);
+        barrier_init(q_empty, 4 * Traits::kConsumers);  // one arrival per consumer warp
         for (int s = 0; s < kStages; ++s) {
             barrier_init(k_full(s), 1);
             barrier_init(v_full(s), 1);
@@ -196,16 +190,20 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                         tma_load_4d(v_smem(stage) + a * kBlockN * kAtomRowBytes, &args.v, v_full(stage), a * 64, row,
                                     kv_head, tile.batch_coord);
                 };
-                // Q first: its buffer was released by the tile two back, long finished (the
-                // producer runs at most a ring of key tiles ahead of the consumers).
-                const int qb = q_buffer(t);
-                if (t >= 2) barrier_wait(q_empty(qb), q_parity(t - 2));
-                barrier_arrive_expect_tx(q_full(qb), Traits::kQBytes);
+                // The CTA's first Q goes first. A later one waits for the previous tile's last
+                // Q.K^T; the tile's first key tile goes ahead of that wait (its buffer is freed
+                // by the previous tile's walk).
+                const int before_q = t > 0 ? 1 : 0;
+                if (t > 0) {
+                    load_kv(0);
+                    barrier_wait(q_empty, (t - 1) & 1);
+                }
+                barrier_arrive_expect_tx(q_full, Traits::kQBytes);
 #pragma unroll
                 for (int a = 0; a < kAtoms; ++a)
-                    tma_load_4d(q_smem(qb) + a * kBlockM * kAtomRowBytes, &args.q, q_full(qb), a * 64,
+                    tma_load_4d(q_smem + a * kBlockM * kAtomRowBytes, &args.q, q_full, a * 64,
                                 tile.work.q_first + tile.work.row_begin, head, tile.batch_coord);
-                for (int i = 0; i < tile.n_blocks; ++i) load_kv(i);
+                for (int i = before_q; i < tile.n_blocks; ++i) load_kv(i);
                 kv += tile.n_blocks;
                 ++t;
             } while (next_tile());
@@ -277,24 +275,23 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         Tile wg(p, work, consumer, warp, lane);
         Scores acc_s;
         PFrag p_frag;
-        const int qb = q_buffer(t);
-        barrier_wait(q_full(qb), q_parity(t));
+        barrier_wait(q_full, t & 1);
         // Key tile 0: its Q.K^T alone.
         barrier_wait(k_full(stage_of(0)), parity_of(0));
         begin_turn();
-        wg.issue_qk(acc_s, q_smem(qb), k_smem(stage_of(0)));
+        wg.issue_qk(acc_s, q_smem, k_smem(stage_of(0)));
         end_turn(false);
         wgmma_wait<0>();
         hold(acc_s);
         arrive_warp(k_empty(stage_of(0)));
         // Persistent: Q's buffer is the next tile's once the tile's last Q.K^T has read it.
-        if (kPersistent && n_blocks == 1) arrive_warp(q_empty(qb));
+        if (kPersistent && n_blocks == 1) arrive_warp(q_empty);
         typename Tile::RowOffsets offsets = wg.update_max(acc_s, p, tile.key0(0));
         wg.to_p(acc_s, offsets, p_frag);
         for (int iter = 1; iter < n_blocks; ++iter) {
             barrier_wait(k_full(stage_of(iter)), parity_of(iter));
             begin_turn();
-            wg.issue_qk(acc_s, q_smem(qb), k_smem(stage_of(iter)));
+            wg.issue_qk(acc_s, q_smem, k_smem(stage_of(iter)));
             wg.rescale_o(offsets);
             hold(wg.acc_o);
             wait_v(iter - 1);
@@ -303,7 +300,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             wgmma_wait<1>();  // S; P.V of the previous tile may still run
             hold(acc_s);
             arrive_warp(k_empty(stage_of(iter)));
-            if (kPersistent && iter == n_blocks - 1) arrive_warp(q_empty(qb));
+            if (kPersistent && iter == n_blocks - 1) arrive_warp(q_empty);
             offsets = wg.update_max(acc_s, p, tile.key0(iter));
             wgmma_wait<0>();
             hold(wg.acc_o);
