@@ -132,38 +132,25 @@ fn varlen() -> Vec<Shape> {
     ]
 }
 
+/// bf16 self-attention, 16 heads, head dims 64 then 128, at each of `lengths` with the batch
+/// that keeps [`SWEEP_TOKENS`] tokens per call.
+fn constant_tokens(lengths: &[usize], causal: bool) -> Vec<Shape> {
+    [64, 128]
+        .into_iter()
+        .flat_map(|d| {
+            lengths
+                .iter()
+                .map(move |&s| Shape::self_attention("bf16", SWEEP_TOKENS / s, 16, s, d, causal))
+        })
+        .collect()
+}
+
 fn sweep() -> Vec<Shape> {
-    let mut v = Vec::new();
-    for d in [64, 128] {
-        for s in [512, 1024, 2048, 4096, 8192, 16384] {
-            v.push(Shape::self_attention(
-                "bf16",
-                SWEEP_TOKENS / s,
-                16,
-                s,
-                d,
-                false,
-            ));
-        }
-    }
-    v
+    constant_tokens(&[512, 1024, 2048, 4096, 8192, 16384], false)
 }
 
 fn causal() -> Vec<Shape> {
-    let mut v = Vec::new();
-    for d in [64, 128] {
-        for s in [1024, 2048, 4096, 8192, 16384] {
-            v.push(Shape::self_attention(
-                "bf16",
-                SWEEP_TOKENS / s,
-                16,
-                s,
-                d,
-                true,
-            ));
-        }
-    }
-    v
+    constant_tokens(&[1024, 2048, 4096, 8192, 16384], true)
 }
 
 /// Shapes of the named suite (`seed`, `long`, `sweep`, or `all` for their
