@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU host, from the checkout root, over what scripts/gpu-pack.sh packed.
 # Steps (default: all): tests sanitizer fuzz bench; also varlen-sanitizer, decode-sanitizer, fuzz-sanitizer, tune, gate,
-# ab (AB_OLD=other build's flashattn-bench, AB_SHAPES=shape keys), kernel-ab (KERNEL_AB=configurations), regression
+# ab (AB_OLD=other build's flashattn-bench, AB_SHAPES=shape keys), kernel-ab (KERNEL_AB=configurations),
+# tuned-ab (after tune: the tuned table against the dispatcher; TUNE_SHAPES limits both), regression
 # (against the stored baseline), accuracy
 # (ours, naive and PyTorch SDPA against the f64 reference, per mask and score modifier), selftest,
 # candle (scripts/candle-gpu-pack.sh packs it).
@@ -26,10 +27,13 @@ final=${OUT:-gpu-out}
 out="$final/work"   # everything lands here; bundled at the end (few files come back from a lent host)
 mkdir -p "$out"
 steps=${*:-tests sanitizer fuzz bench}
+tune_shapes=(); [ -n "${TUNE_SHAPES:-}" ] && tune_shapes=(--shapes "$TUNE_SHAPES")
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 summary="$final/summary.txt"   # written where it comes back even if the run is cut off
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
+# The per-shape new/old ratio of a `flashattn-report compare` output, a line each, into the summary.
+list_ratios() { awk '/^== /{shape=substr($0,4)} /^flashattn /{printf "    %-40s %s\n", shape, $5}' "$1" | tee -a "$summary"; }
 # One GPU test executable under each compute-sanitizer tool (SANITIZER_TOOLS):
 #   [ENV=...] sanitize LABEL EXECUTABLE [TEST NAME FILTERS...]
 # with its ignored (GPU) tests included; logs $out/LABEL-sanitizer-TOOL.log, notes the tool's
@@ -84,8 +88,23 @@ for step in $steps; do
         note "fuzz under $1 ($2 cases): rc=$? in $((SECONDS - start)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/fuzz-sanitizer-$1.log" | tail -1); $(grep -E '^cases|passed|failed' "$out/fuzz-sanitizer-$1.log" | tail -2 | tr '\n' ' ')"
       done ;;
     tune)
-      "$bin/flashattn-bench" tune ${TUNE_ARGS:---suite seed,long} --out "$out/dispatch.tsv" > "$out/tune.log" 2>&1
+      # TUNE_SHAPES: shape keys (comma-separated; they contain spaces, which TUNE_ARGS would split).
+      "$bin/flashattn-bench" tune ${TUNE_ARGS:---suite seed,long} "${tune_shapes[@]}" --out "$out/dispatch.tsv" > "$out/tune.log" 2>&1
       note "tune: rc=$?"; cp "$out/dispatch.tsv" "$final/" 2>/dev/null; grep -v '^#' "$out/dispatch.tsv" | cut -f2-10 | tee -a "$summary" ;;
+    tuned-ab)
+      # The table the tune step just wrote against the dispatcher (embedded tables, then the rule),
+      # same run, AB_REPS times, on the tuned suites and shapes: which rows are worth keeping.
+      if [ ! -s "$out/dispatch.tsv" ]; then note "tuned-ab: no $out/dispatch.tsv (run the tune step first)"; continue; fi
+      for r in $(seq "${AB_REPS:-2}"); do
+        for side in auto tuned; do
+          table=(); [ $side = tuned ] && table=(env FLASHATTN_DISPATCH="$out/dispatch.tsv")
+          "${table[@]}" "$bin/flashattn-bench" run ${TUNED_AB_ARGS:---suite seed,long --modes graph --iters 30} \
+            "${tune_shapes[@]}" --baseline none --label flashattn --out "$out/tab-$side-$r.json" >> "$out/tuned-ab.log" 2>&1
+        done
+        "$bin/flashattn-report" compare "$out/tab-auto-$r.json" "$out/tab-tuned-$r.json" > "$out/tab-$r.txt" 2>&1
+        note "tuned table vs dispatcher, repetition $r (new/old = tuned/dispatcher): $(tail -1 "$out/tab-$r.txt")"
+        list_ratios "$out/tab-$r.txt"
+      done ;;
     gate)
       # The regression gate's own check: an unchanged rerun must pass, a one-warp build must fail.
       args="run --suite seed --modes graph --iters 60 --baseline none"
@@ -123,7 +142,7 @@ for step in $steps; do
             --kernel "$k" --label flashattn --out "$out/kab-$k-$r.json" >> "$out/kernel-ab.log" 2>&1
           "$bin/flashattn-report" compare "$out/kab-auto-$r.json" "$out/kab-$k-$r.json" > "$out/kab-$k-$r.txt" 2>&1
           note "kernel-ab $k, repetition $r (new/old = named/dispatcher):"
-          awk '/^== /{shape=substr($0,4)} /^flashattn /{printf "    %-40s %s\n", shape, $5}' "$out/kab-$k-$r.txt" | tee -a "$summary"
+          list_ratios "$out/kab-$k-$r.txt"
         done
       done ;;
     regression)
