@@ -105,6 +105,20 @@ __device__ __forceinline__ void tma_load_4d(uint32_t dst, const CUtensorMap *map
         : "memory");
 }
 
+// One box of shared memory (the tensor map's swizzle layout) out to a 4-D tensor map; boxes that
+// reach past the tensor's extents are clipped, nothing outside it is written. The copy reads
+// shared memory asynchronously: the source may be rewritten only after bulk_wait_read.
+__device__ __forceinline__ void tma_store_4d(const CUtensorMap *map, uint32_t src, int c0, int c1, int c2, int c3) {
+    asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%1, %2, %3, %4}], [%5];\n" ::"l"(
+                     reinterpret_cast<uint64_t>(map)),
+                 "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(src)
+                 : "memory");
+}
+// The stores this thread issued since its last commit become one bulk group.
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// Wait until every committed bulk group of this thread has read its shared-memory source.
+__device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
+
 // Hand registers between warpgroups: the producer gives back what it does not need, the
 // consumers take it (every warp of a warpgroup executes the same one).
 template <int kRegs>

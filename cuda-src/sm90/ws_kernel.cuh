@@ -44,13 +44,19 @@
 
 namespace flashattn::sm90 {
 
-// The kernel's argument: the call's params, the three tensor maps (which must sit in parameter
-// space, 64-byte aligned, for the TMA unit to read them) and the schedule.
+// The kernel's argument: the call's params and the tensor maps (which must sit in parameter
+// space, 64-byte aligned, for the TMA unit to read them).
 struct WsArgs {
     FlashAttnFwdParams params;
     CUtensorMap q;  // CUtensorMap is declared 64-byte aligned
     CUtensorMap k;
     CUtensorMap v;
+    CUtensorMap o;  // boxes of one consumer's 64 rows; valid only where o_by_tma
+    // Whether each consumer's O rows leave shared memory by one TMA store (dense tensors whose
+    // O a tensor map describes), or by its threads in 16-byte chunks (packed varlen tensors,
+    // where a box past a sequence's last row would overwrite the next sequence's; strides TMA
+    // cannot express).
+    bool o_by_tma;
 };
 
 // Named barriers 1 .. kConsumers: consumer c's turn at the tensor cores is barrier 1 + c.
@@ -225,6 +231,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     const int consumer = warpgroup - 1;
     const int warp = (threadIdx.x / 32) % 4;
     const int lane = threadIdx.x % 32;
+    const bool store_thread = threadIdx.x % 128 == 0;  // issues the consumer's TMA stores of O
     using Scores = typename Tile::Scores;
     using PFrag = typename Tile::PFrag;
     // One arrival per consumer warp, once its lanes are done with what the barrier guards.
@@ -308,6 +315,9 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             arrive_warp(v_empty(stage_of(iter - 1)));
             wg.to_p(acc_s, offsets, p_frag);
         }
+        // The previous tile's TMA store has read the O rows this tile's finish rewrites; waited
+        // for here, long after it was issued, and ahead of the turn that orders the finish.
+        if (kPersistent && args.o_by_tma && store_thread) bulk_wait_read();
         begin_turn();
         wg.rescale_o(offsets);
         hold(wg.acc_o);
@@ -318,18 +328,34 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         hold(wg.acc_o);
         if (kPersistent) arrive_warp(v_empty(stage_of(n_blocks - 1)));  // the next tile's ring
         // Epilogue: each consumer stages its own 64 rows of O (in its own rows of the Q tile,
-        // which only its Q.K^T read; persistent: in the O tile) and copies them out in 16-byte
-        // chunks; the other consumers may still be computing. A persistent CTA's previous copy
-        // out of the same rows is behind this tile's turns, each a bar.sync of all its threads.
+        // which only its Q.K^T read; persistent: in the O tile) and sends them out, by one TMA
+        // store issued from its first thread or by all its threads in 16-byte chunks; the other
+        // consumers may still be computing. A persistent CTA's previous copy out of the same rows
+        // is behind this tile's turns, each a bar.sync of all its threads (and the store
+        // thread waited for its TMA store to read them before its last turn above).
         wg.finish(p, work, o_smem, lane / 4);
-        named_barrier_sync(kEpilogueBarrier<Traits> + consumer, 128);
         const int row_first = consumer * 64;
-        store_o_rows<Traits>(o_smem, work.o, p.o_row_stride, row_first, min(row_first + 64, work.rows_here),
-                             threadIdx.x - 128 * warpgroup, 128);
+        if (args.o_by_tma) {
+            fence_proxy_async();  // the staged rows, before the TMA unit reads them
+            named_barrier_sync(kEpilogueBarrier<Traits> + consumer, 128);
+            if (store_thread) {
+#pragma unroll
+                for (int a = 0; a < kAtoms; ++a)
+                    tma_store_4d(&args.o, o_smem + (a * kBlockM + row_first) * kAtomRowBytes, a * 64,
+                                 work.row_begin + row_first, work.head, tile.batch_coord);
+                bulk_commit();
+            }
+        } else {
+            named_barrier_sync(kEpilogueBarrier<Traits> + consumer, 128);
+            store_o_rows<Traits>(o_smem, work.o, p.o_row_stride, row_first, min(row_first + 64, work.rows_here),
+                                 threadIdx.x - 128 * warpgroup, 128);
+        }
         kv += n_blocks;
         ++t;
     } while (next_tile());
     if (kPersistent && consumer == 0 && took_turn) named_barrier_sync(kTurnBarrier, 256);
+    // The CTA's shared memory must outlive the reads of its last stores.
+    if (args.o_by_tma && store_thread) bulk_wait_read();
 }
 
 // Builds the tensor maps and launches; a call whose tensors no tensor map describes (a zero or
@@ -353,6 +379,9 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
                         p.k_row_stride, p.k_head_stride, Traits::kBlockN) &&
         encode_bshd_map(&args.v, p.dtype, p.v, batch, rows_k, p.heads_kv, Traits::kHeadDim, p.v_batch_stride,
                         p.v_row_stride, p.v_head_stride, Traits::kBlockN);
+    // O's map: dense tensors only (see WsArgs::o_by_tma).
+    args.o_by_tma = !packed && encode_bshd_map(&args.o, p.dtype, p.o, batch, rows_q, p.heads_q, Traits::kHeadDim,
+                                               p.o_batch_stride, p.o_row_stride, p.o_head_stride, 64);
     if (!mapped) {
         // A dense call takes the fallback's general kernel, which every tile compiles (some
         // compile no dense one: tiles.rs, hopper_dense_on_general).
