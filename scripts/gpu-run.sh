@@ -14,6 +14,8 @@
 # file (the other build's flashattn-bench as carried). FUZZ_SANITIZER_ARGS replaces the
 # fuzz-sanitizer step's space (default --small), e.g. '--max-seqlen 300 --config A,B --features always',
 # and FUZZ_SANITIZER_CASES its case counts under memcheck, racecheck, synccheck (default "200 100 100").
+# SANITIZER_LIMIT (seconds) bounds each compute-sanitizer run of the sanitizer steps, so a call with
+# little device time ends with the runs that finished (a cut run is noted as "time limit").
 #
 #   scripts/gpu-run.sh tests sanitizer
 #   TEST_FILTER='gpu_grid|gpu_varlen|validation' scripts/gpu-run.sh ab tests
@@ -38,13 +40,18 @@ list_ratios() { awk '/^== /{shape=substr($0,4)} /^flashattn /{printf "    %-40s 
 #   [ENV=...] sanitize LABEL EXECUTABLE [TEST NAME FILTERS...]
 # with its ignored (GPU) tests included; logs $out/LABEL-sanitizer-TOOL.log, notes the tool's
 # summary and the test's own cases line.
+# compute-sanitizer under SANITIZER_LIMIT (when set): limited TOOL ARGS..., exit status 124 on the limit.
+limited() {
+  if [ -n "${SANITIZER_LIMIT:-}" ]; then timeout "$SANITIZER_LIMIT" "$sanitizer" --tool "$@"; else "$sanitizer" --tool "$@"; fi
+}
+cut_note() { [ "$1" = 124 ] && [ -n "${SANITIZER_LIMIT:-}" ] && echo " (time limit)"; }
 sanitize() {
   local label=$1 exe=$2; shift 2
   for tool in ${SANITIZER_TOOLS:-memcheck racecheck synccheck}; do
     local log="$out/$label-sanitizer-$tool.log" start=$SECONDS
-    "$sanitizer" --tool "$tool" --error-exitcode 9 "$exe" --include-ignored --test-threads=1 "$@" > "$log" 2>&1
+    limited "$tool" --error-exitcode 9 "$exe" --include-ignored --test-threads=1 "$@" > "$log" 2>&1
     local rc=$?
-    note "$label sanitizer $tool: rc=$rc in $((SECONDS - start)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1); $(grep -E '[0-9]+ cases' "$log" | tail -1)"
+    note "$label sanitizer $tool: rc=$rc$(cut_note $rc) in $((SECONDS - start)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1); $(grep -E '[0-9]+ cases' "$log" | tail -1)"
   done
 }
 
@@ -83,9 +90,10 @@ for step in $steps; do
       read -r mem_cases race_cases sync_cases <<< "${FUZZ_SANITIZER_CASES:-200 100 100}"
       for spec in "memcheck $mem_cases" "racecheck $race_cases" "synccheck $sync_cases"; do
         set -- $spec; start=$SECONDS
-        "$sanitizer" --tool "$1" --error-exitcode 9 "$bin/flashattn-fuzz" ${FUZZ_SANITIZER_ARGS:---small} --cases "$2" --seed 7 \
+        limited "$1" --error-exitcode 9 "$bin/flashattn-fuzz" ${FUZZ_SANITIZER_ARGS:---small} --cases "$2" --seed 7 \
           > "$out/fuzz-sanitizer-$1.log" 2>&1
-        note "fuzz under $1 ($2 cases): rc=$? in $((SECONDS - start)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/fuzz-sanitizer-$1.log" | tail -1); $(grep -E '^cases|passed|failed' "$out/fuzz-sanitizer-$1.log" | tail -2 | tr '\n' ' ')"
+        rc=$?
+        note "fuzz under $1 ($2 cases): rc=$rc$(cut_note $rc) in $((SECONDS - start)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/fuzz-sanitizer-$1.log" | tail -1); $(grep -E '^cases|passed|failed' "$out/fuzz-sanitizer-$1.log" | tail -2 | tr '\n' ' ')"
       done ;;
     tune)
       # TUNE_SHAPES: shape keys (comma-separated; they contain spaces, which TUNE_ARGS would split).
