@@ -335,20 +335,17 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         // thread waited for its TMA store to read them before its last turn above).
         wg.finish(p, work, o_smem, lane / 4);
         const int row_first = consumer * 64;
-        if (args.o_by_tma) {
-            fence_proxy_async();  // the staged rows, before the TMA unit reads them
-            named_barrier_sync(kEpilogueBarrier<Traits> + consumer, 128);
-            if (store_thread) {
-#pragma unroll
-                for (int a = 0; a < kAtoms; ++a)
-                    tma_store_4d(&args.o, o_smem + (a * kBlockM + row_first) * kAtomRowBytes, a * 64,
-                                 work.row_begin + row_first, work.head, tile.batch_coord);
-                bulk_commit();
-            }
-        } else {
-            named_barrier_sync(kEpilogueBarrier<Traits> + consumer, 128);
+        if (args.o_by_tma) fence_proxy_async();  // the staged rows, before the TMA unit reads them
+        named_barrier_sync(kEpilogueBarrier<Traits> + consumer, 128);
+        if (!args.o_by_tma) {
             store_o_rows<Traits>(o_smem, work.o, p.o_row_stride, row_first, min(row_first + 64, work.rows_here),
                                  threadIdx.x - 128 * warpgroup, 128);
+        } else if (store_thread) {
+#pragma unroll
+            for (int a = 0; a < kAtoms; ++a)
+                tma_store_4d(&args.o, o_smem + (a * kBlockM + row_first) * kAtomRowBytes, a * 64,
+                             work.row_begin + row_first, work.head, tile.batch_coord);
+            bulk_commit();
         }
         kv += n_blocks;
         ++t;
@@ -379,9 +376,6 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
                         p.k_row_stride, p.k_head_stride, Traits::kBlockN) &&
         encode_bshd_map(&args.v, p.dtype, p.v, batch, rows_k, p.heads_kv, Traits::kHeadDim, p.v_batch_stride,
                         p.v_row_stride, p.v_head_stride, Traits::kBlockN);
-    // O's map: dense tensors only (see WsArgs::o_by_tma).
-    args.o_by_tma = !packed && encode_bshd_map(&args.o, p.dtype, p.o, batch, rows_q, p.heads_q, Traits::kHeadDim,
-                                               p.o_batch_stride, p.o_row_stride, p.o_head_stride, 64);
     if (!mapped) {
         // A dense call takes the fallback's general kernel, which every tile compiles (some
         // compile no dense one: tiles.rs, hopper_dense_on_general).
@@ -389,6 +383,9 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
         params->config_used = kFallbackId;
         return launch_fwd<typename Traits::Fallback, kFallbackVariant>(params, stream);
     }
+    // O's map: dense tensors only (see WsArgs::o_by_tma); encoded only for calls that stay here.
+    args.o_by_tma = !packed && encode_bshd_map(&args.o, p.dtype, p.o, batch, rows_q, p.heads_q, Traits::kHeadDim,
+                                               p.o_batch_stride, p.o_row_stride, p.o_head_stride, 64);
     // Persistent (one CTA per SM walking the tiles) where the kernel has it and the launch has
     // more tiles than SMs, all equally long (not causal, no window, one dense batch).
     const dim3 grid = tile_grid(p, Traits::kBlockM);
