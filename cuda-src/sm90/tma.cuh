@@ -31,6 +31,45 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
     return encode;
 }
 
+// Everything encode_bshd_map hands the encoder besides the fixed choices (rank, box width,
+// swizzle, L2 promotion, fill).
+struct TensorMapKey {
+    const void *base;
+    cuuint64_t dims[4];
+    cuuint64_t strides[3];
+    uint32_t box_rows;
+    uint32_t type;
+    bool operator==(const TensorMapKey &o) const {
+        return base == o.base && dims[0] == o.dims[0] && dims[1] == o.dims[1] && dims[2] == o.dims[2] &&
+               dims[3] == o.dims[3] && strides[0] == o.strides[0] && strides[1] == o.strides[1] &&
+               strides[2] == o.strides[2] && box_rows == o.box_rows && type == o.type;
+    }
+};
+
+// A thread's recently encoded tensor maps. An encode is arithmetic on its arguments alone (no
+// context, no device state: the same arguments give the same 128 bytes), yet it cost 0.09-0.22 us
+// of host time on the lent H100's host, and a warp-specialized launch encodes four, about a tenth
+// of the launch (docs/benchmarks/2026-11-26-h100-launch-floor.md). A model passes the same few
+// tensors call after call, so each thread keeps its last maps in a small direct-mapped table; a
+// miss costs one hash and one comparison more than before. Per thread: no lock on the launch
+// path. Zero-initialised static storage, no guard.
+struct TensorMapMemo {
+    static constexpr int kSlots = 16;
+    struct Slot {
+        TensorMapKey key;
+        CUtensorMap map;
+        bool filled;
+    };
+    static Slot &slot_of(const TensorMapKey &key) {
+        static thread_local Slot slots[kSlots];
+        uint64_t h = reinterpret_cast<uintptr_t>(key.base) ^ (key.dims[1] << 40) ^ (key.dims[2] << 20) ^
+                     (uint64_t{key.box_rows} << 8) ^ key.type;
+        h *= 0x9E3779B97F4A7C15ull;
+        return slots[h >> 60];
+    }
+};
+static_assert(TensorMapMemo::kSlots == 16, "slot_of takes the hash's top four bits");
+
 // A [batch, rows, heads, head_dim] tensor of 2-byte elements (element strides, head_dim
 // contiguous) as a 4-D tensor map whose box is `box_rows` rows of one head and 64 columns (one
 // 128-byte swizzle atom): a load lands exactly in the layout wgmma.cuh describes, and rows past
@@ -57,13 +96,25 @@ inline bool encode_bshd_map(CUtensorMap *map, FlashAttnDtype dtype, const void *
             strides[i] = static_cast<cuuint64_t>(bytes);
         }
     }
-    const cuuint32_t box[4] = {64, static_cast<cuuint32_t>(box_rows), 1, 1};
-    const cuuint32_t unit[4] = {1, 1, 1, 1};
     const CUtensorMapDataType type =
         dtype == FLASHATTN_DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-    return encode(map, type, 4, const_cast<void *>(base), dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+    const TensorMapKey key{base, {dims[0], dims[1], dims[2], dims[3]}, {strides[0], strides[1], strides[2]},
+                           static_cast<uint32_t>(box_rows), static_cast<uint32_t>(type)};
+    TensorMapMemo::Slot &slot = TensorMapMemo::slot_of(key);
+    if (slot.filled && slot.key == key) {
+        *map = slot.map;
+        return true;
+    }
+    const cuuint32_t box[4] = {64, static_cast<cuuint32_t>(box_rows), 1, 1};
+    const cuuint32_t unit[4] = {1, 1, 1, 1};
+    if (encode(map, type, 4, const_cast<void *>(base), dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
+               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
+        return false;
+    slot.key = key;
+    slot.map = *map;
+    slot.filled = true;
+    return true;
 }
 
 // ---------------------------------------------------------------------------------------------
