@@ -83,7 +83,8 @@ pub struct LaunchInfo {
 ///
 /// Our own host work per call is validation, the kernel choice (remembered per thread for the
 /// last few shapes after the first call; the device's facts are read once per device), the C
-/// parameter struct and the launch. Apart from the launch itself, its only driver calls are
+/// parameter struct (for the warp-specialized Hopper kernels also the TMA tensor maps, which each
+/// thread remembers for the tensors it passed last) and the launch. Apart from the launch itself, its only driver calls are
 /// `cuCtxGetCurrent` (the launch goes through the CUDA runtime, which uses the thread's current
 /// context, so [`cudarc::driver::CudaContext::bind_to_thread`] runs first) and a
 /// `cudaGetDevice` for kernels above 48 KiB of shared memory (their opt-in,
