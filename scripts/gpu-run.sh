@@ -164,8 +164,12 @@ for step in $steps; do
       if [ -x "$bin/flashattn-bench" ]; then
         # A table the tune step just wrote takes effect without a rebuild (FLASHATTN_DISPATCH).
         if [ -s "$out/dispatch.tsv" ]; then export FLASHATTN_DISPATCH="$out/dispatch.tsv"; note "bench: using the tuned $out/dispatch.tsv"; fi
-        "$bin/flashattn-bench" ${BENCH_ARGS:-run --suite seed,long} --out "$final/bench.json" > "$out/bench.log" 2>&1
+        # The run writes bench.json beside .csv, .md, .sdpa.json and .shapes.json; only the JSON
+        # and the Markdown table go to $final (the rest travels in logs.tar.gz): a lent host
+        # returns eight files, and the ones past that are lost.
+        "$bin/flashattn-bench" ${BENCH_ARGS:-run --suite seed,long} --out "$out/bench.json" > "$out/bench.log" 2>&1
         note "bench: rc=$?"; tail -40 "$out/bench.log" | tee -a "$summary"
+        for f in bench.json bench.md; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
       fi ;;
     candle)
       # flashattn-candle (scripts/candle-gpu-pack.sh): GPU tests and the llama_attention example.
