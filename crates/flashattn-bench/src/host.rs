@@ -4,7 +4,9 @@
 //!
 //! Protocol: after `warmup` calls and a synchronize, each sample times a burst of `calls` calls
 //! enqueued back to back without synchronizing (one `Instant` pair around the burst), then
-//! synchronizes; the sample is the burst's time / `calls`. Only the enqueue is timed, so the
+//! synchronizes; the sample is the burst's time / `calls`. The paths take their samples in turn
+//! (one burst of each, then the next round), so a drift of the host over the run reaches every
+//! path alike. Only the enqueue is timed, so the
 //! kernel's own duration does not enter, as long as the launch queue never fills: the GPU
 //! starts each burst idle and falls behind by at most `calls` launches when it is slower than
 //! the host, and while that stays below the queue's depth (about a thousand launches; cudarc's
@@ -12,6 +14,7 @@
 //! same bursts is reported beside the host time: a host time that has grown to it means the
 //! queue filled and the host waited for the GPU; time a shorter shape or fewer `calls` then.
 
+use std::cell::Cell;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -198,8 +201,9 @@ impl HostReport {
         let calls = self.results.first().map_or(0, |r| r.calls);
         format!(
             "# Host cost per forward call\n\n{} ({}), {}. Wall-clock CPU time per call of \
-             bursts of {calls} calls enqueued without synchronizing; GPU us/call is the same \
-             bursts timed by events (host time close to it: the launch queue filled).\n\n{}",
+             bursts of {calls} calls enqueued without synchronizing, the paths' bursts taken in \
+             turn; GPU us/call is the same bursts timed by events (host time close to it: the \
+             launch queue filled).\n\n{}",
             self.device.name,
             self.device.compute_capability.as_deref().unwrap_or("?"),
             self.created_utc,
@@ -214,37 +218,73 @@ struct Bursts {
     gpu_us: Vec<f64>,
 }
 
-/// Time `launch` in bursts on `stream` (see the module docs).
-fn time_bursts(
-    stream: &Arc<CudaStream>,
-    proto: &HostProtocol,
-    mut launch: impl FnMut() -> Result<(), flashattn::Error>,
-) -> Result<Bursts, flashattn::Error> {
-    for _ in 0..proto.warmup {
-        launch()?;
+/// One launch path under timing: the stream it enqueues on and one call of it.
+struct TimedPath<'a> {
+    stream: &'a Arc<CudaStream>,
+    launch: Box<dyn FnMut() -> Result<(), flashattn::Error> + 'a>,
+}
+
+impl TimedPath<'_> {
+    fn warm_up(&mut self, calls: usize) -> Result<(), flashattn::Error> {
+        for _ in 0..calls {
+            (self.launch)()?;
+        }
+        Ok(self.stream.synchronize()?)
     }
-    stream.synchronize()?;
-    let event = || stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT));
-    let mut bursts = Bursts {
-        host_us: Vec::with_capacity(proto.samples),
-        gpu_us: Vec::with_capacity(proto.samples),
-    };
-    let per_call = |total_us: f64| total_us / proto.calls as f64;
-    for _ in 0..proto.samples {
+
+    /// One burst of `calls` calls from an idle GPU: host and GPU microseconds per call.
+    fn burst(&mut self, calls: usize) -> Result<(f64, f64), flashattn::Error> {
+        let event = || {
+            self.stream
+                .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+        };
         let gpu_start = event()?;
         let start = Instant::now();
-        for _ in 0..proto.calls {
-            launch()?;
+        for _ in 0..calls {
+            (self.launch)()?;
         }
         let host = start.elapsed();
         let gpu_end = event()?;
-        stream.synchronize()?;
-        bursts.host_us.push(per_call(host.as_secs_f64() * 1e6));
-        bursts
-            .gpu_us
-            .push(per_call(f64::from(gpu_start.elapsed_ms(&gpu_end)?) * 1e3));
+        self.stream.synchronize()?;
+        let per_call = |total_us: f64| total_us / calls as f64;
+        Ok((
+            per_call(host.as_secs_f64() * 1e6),
+            per_call(f64::from(gpu_start.elapsed_ms(&gpu_end)?) * 1e3),
+        ))
     }
-    Ok(bursts)
+}
+
+/// Time `paths` in bursts (see the module docs), interleaved: every path's sample i before any
+/// path's sample i + 1. The lent hosts' launch cost drifts by a microsecond over minutes (other
+/// tenants, clocks), as much as the differences between the paths; taken in turn, the paths see
+/// the same drift and their differences stand. A path that fails stops there and reports why.
+fn time_interleaved(
+    proto: &HostProtocol,
+    paths: &mut [TimedPath<'_>],
+) -> Vec<Result<Bursts, flashattn::Error>> {
+    let mut results: Vec<Result<Bursts, flashattn::Error>> = paths
+        .iter_mut()
+        .map(|path| {
+            path.warm_up(proto.warmup).map(|()| Bursts {
+                host_us: Vec::with_capacity(proto.samples),
+                gpu_us: Vec::with_capacity(proto.samples),
+            })
+        })
+        .collect();
+    for _ in 0..proto.samples {
+        for (path, result) in paths.iter_mut().zip(results.iter_mut()) {
+            if let Ok(bursts) = result {
+                match path.burst(proto.calls) {
+                    Ok((host, gpu)) => {
+                        bursts.host_us.push(host);
+                        bursts.gpu_us.push(gpu);
+                    }
+                    Err(e) => *result = Err(e),
+                }
+            }
+        }
+    }
+    results
 }
 
 /// One shape's buffers on one stream.
@@ -339,11 +379,10 @@ fn host_costs_of<T: Element + cudarc::driver::ValidAsZeroBits>(
     shape: &Shape,
     proto: &HostProtocol,
 ) -> Result<Vec<HostCost>, String> {
+    use flashattn_sys as sys;
     let params = params_of(shape, KernelChoice::Auto);
     let qs = Strides::bshd(shape.seqlen_q, shape.heads_q, shape.head_dim);
     let kvs = Strides::bshd(shape.seqlen_k, shape.heads_kv, shape.head_dim);
-    let calls = proto.calls;
-    let mut results = Vec::new();
     let text = |e: flashattn::Error| e.to_string();
 
     // Two cudarc contexts on the device's one primary context: each has its own tracking flag
@@ -355,85 +394,84 @@ fn host_costs_of<T: Element + cudarc::driver::ValidAsZeroBits>(
     }
     let tracked_stream = tracked.new_stream().map_err(|e| text(e.into()))?;
     let mut tracked_buffers = Buffers::<T>::alloc(&tracked_stream, shape).map_err(text)?;
-    let mut config = "";
-    let bursts = time_bursts(&tracked_stream, proto, || {
-        config = tracked_buffers.forward(&tracked_stream, &params, qs, kvs)?;
-        Ok(())
-    });
-    results.push(HostCost::of(shape, PATH_TRACKING_ON, calls, bursts, config));
-    tracked_stream.synchronize().map_err(|e| text(e.into()))?;
-    drop(tracked_buffers);
 
     let untracked = flashattn::open_device(ordinal).map_err(text)?;
-    // SAFETY: everything below runs on `stream` alone, which orders each buffer's allocation,
-    // uses and free; the tracked context's work has finished.
+    // SAFETY: the buffers below are allocated, used and freed on `stream` alone, which orders
+    // all of it; the tracked context's buffers are its own.
     unsafe { untracked.disable_event_tracking() };
     let stream = untracked.new_stream().map_err(|e| text(e.into()))?;
     let mut buffers = Buffers::<T>::alloc(&stream, shape).map_err(text)?;
-    let bursts = time_bursts(&stream, proto, || {
-        config = buffers.forward(&stream, &params, qs, kvs)?;
-        Ok(())
-    });
-    results.push(HostCost::of(
-        shape,
-        PATH_TRACKING_OFF,
-        calls,
-        bursts,
-        config,
-    ));
-
     let raw = buffers.raw(&stream, qs, kvs);
-    let mut chosen = None;
-    let bursts = time_bursts(&stream, proto, || {
-        // SAFETY: `raw` holds live buffers of `stream`'s context, used on `stream` only.
-        chosen = Some(unsafe { flashattn::forward_raw(&stream, &params, &raw) }?.config);
-        Ok(())
-    });
-    results.push(match (bursts, chosen) {
-        (Ok(b), Some(c)) => HostCost::measured(shape, PATH_RAW, calls, b, c.name),
-        (Err(e), _) => HostCost::failed(shape, PATH_RAW, calls, e.to_string()),
-        (Ok(_), None) => HostCost::failed(shape, PATH_RAW, calls, "no call ran".into()),
-    });
-
-    results.push(match bare_ffi(&stream, &params, &raw, proto) {
-        Ok((b, name)) => HostCost::measured(shape, PATH_BARE_FFI, calls, b, name),
-        Err(e) => HostCost::failed(shape, PATH_BARE_FFI, calls, e),
-    });
-    stream.synchronize().map_err(|e| text(e.into()))?;
-    Ok(results)
-}
-
-/// The C entry point on a parameter struct filled once, as `forward_raw` fills it: what
-/// remains of a launch without the Rust layer.
-fn bare_ffi(
-    stream: &Arc<CudaStream>,
-    params: &AttentionParams,
-    t: &RawForward,
-    proto: &HostProtocol,
-) -> Result<(Bursts, &'static str), String> {
-    use flashattn_sys as sys;
-    let (filled, config) =
-        flashattn::prepare_forward(stream, params, t).map_err(|e| e.to_string())?;
+    // The bare C call: the parameter struct forward_raw fills, filled once.
+    let (filled, bare_config) = flashattn::prepare_forward(&stream, &params, &raw).map_err(text)?;
     let cu_stream = stream.cu_stream() as *mut std::ffi::c_void;
-    // The runtime launches into the thread's current context; bound once, not per call.
+
+    // The configuration each path's calls ran, as they report it.
+    let configs: [Cell<&'static str>; 4] = Default::default();
+    let [on_config, off_config, raw_config, _] = &configs;
+    let mut paths = [
+        TimedPath {
+            stream: &tracked_stream,
+            launch: Box::new(|| {
+                on_config.set(tracked_buffers.forward(&tracked_stream, &params, qs, kvs)?);
+                Ok(())
+            }),
+        },
+        TimedPath {
+            stream: &stream,
+            launch: Box::new(|| {
+                off_config.set(buffers.forward(&stream, &params, qs, kvs)?);
+                Ok(())
+            }),
+        },
+        TimedPath {
+            stream: &stream,
+            launch: Box::new(|| {
+                // SAFETY: `raw` holds live buffers of `stream`'s context, used on `stream` only.
+                raw_config.set(
+                    unsafe { flashattn::forward_raw(&stream, &params, &raw) }?
+                        .config
+                        .name,
+                );
+                Ok(())
+            }),
+        },
+        TimedPath {
+            stream: &stream,
+            launch: Box::new(|| {
+                // No binding per call: the runtime launches into the thread's current context,
+                // the device's primary one, bound once before the timing starts.
+                let mut p = filled;
+                // SAFETY: the same validated call forward_raw makes, on live buffers of `stream`.
+                let status = unsafe { sys::flashattn_fwd(&mut p, cu_stream) };
+                if status == sys::FlashAttnStatus::FLASHATTN_STATUS_SUCCESS {
+                    Ok(())
+                } else {
+                    Err(flashattn::Error::Dispatch(format!(
+                        "flashattn_fwd: {status:?}, cuda error {}",
+                        p.cuda_error
+                    )))
+                }
+            }),
+        },
+    ];
+    configs[3].set(bare_config.name);
     stream
         .context()
         .bind_to_thread()
-        .map_err(|e| e.to_string())?;
-    let bursts = time_bursts(stream, proto, || {
-        let mut p = filled;
-        // SAFETY: the same validated call forward_raw just made, on live buffers of `stream`.
-        let status = unsafe { sys::flashattn_fwd(&mut p, cu_stream) };
-        if status == sys::FlashAttnStatus::FLASHATTN_STATUS_SUCCESS {
-            Ok(())
-        } else {
-            Err(flashattn::Error::Dispatch(format!(
-                "flashattn_fwd: {status:?}, cuda error {}",
-                p.cuda_error
-            )))
-        }
-    });
-    bursts.map(|b| (b, config.name)).map_err(|e| e.to_string())
+        .map_err(|e| text(e.into()))?;
+    let timed = time_interleaved(proto, &mut paths);
+    drop(paths);
+    tracked_stream.synchronize().map_err(|e| text(e.into()))?;
+    stream.synchronize().map_err(|e| text(e.into()))?;
+    Ok(HOST_PATHS
+        .iter()
+        .zip(timed)
+        .zip(&configs)
+        .map(|((path, bursts), config)| {
+            HostCost::of(shape, path, proto.calls, bursts, config.get())
+        })
+        .collect())
 }
 
 #[cfg(test)]
