@@ -6,11 +6,11 @@
 //! enqueued back to back without synchronizing (one `Instant` pair around the burst), then
 //! synchronizes; the sample is the burst's time / `calls`. The paths take their samples in turn
 //! (one burst of each, then the next round), so a drift of the host over the run reaches every
-//! path alike. Only the enqueue is timed, so the
-//! kernel's own duration does not enter, as long as the launch queue never fills: the GPU
-//! starts each burst idle and falls behind by at most `calls` launches when it is slower than
-//! the host, and while that stays below the queue's depth (about a thousand launches; cudarc's
-//! event records and waits take entries too) no enqueue blocks. The GPU time per call of the
+//! path alike. Only the enqueue is timed, so the kernel's own duration does not enter, as long
+//! as the launch queue never fills: the GPU starts each burst idle and falls behind by at most
+//! `calls` launches when it is slower than the host, and while that stays below the queue's
+//! depth (about a thousand launches; cudarc's event records and waits take entries too) no
+//! enqueue blocks. The GPU time per call of the
 //! same bursts is reported beside the host time: a host time that has grown to it means the
 //! queue filled and the host waited for the GPU; time a shorter shape or fewer `calls` then.
 
