@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU host, from the checkout root, over what scripts/gpu-pack.sh packed.
 # Steps (default: all): tests sanitizer fuzz bench; also varlen-sanitizer, decode-sanitizer, fuzz-sanitizer, tune, gate,
-# ab (AB_OLD=other build's flashattn-bench, AB_SHAPES=shape keys), kernel-ab (KERNEL_AB=configurations),
+# ab (AB_OLD=other build's flashattn-bench, AB_SHAPES=shape keys), host-ab (host cost per launch
+# against AB_OLD: HOST_AB_REPS, HOST_AB_ARGS), kernel-ab (KERNEL_AB=configurations),
 # tuned-ab (after tune: the tuned table against the dispatcher; TUNE_SHAPES limits both), regression
 # (against the stored baseline), accuracy
 # (ours, naive and PyTorch SDPA against the f64 reference, per mask and score modifier), selftest,
@@ -123,6 +124,47 @@ for step in $steps; do
       note "gate unchanged rebuild: exit $? ($(tail -1 "$out/gate-unchanged.txt"))"
       "$bin/flashattn-report" compare "$out/gate-a.json" "$out/gate-slow.json" > "$out/gate-slow.txt" 2>&1
       note "gate one-warp build: exit $? ($(tail -1 "$out/gate-slow.txt"))" ;;
+    host-ab)
+      # Host cost per launch of another build (AB_OLD) against this one, HOST_AB_REPS (default 3)
+      # alternating `flashattn-bench host` runs of each (HOST_AB_ARGS, default the seed suite),
+      # bracketed by the launch-floor probe when dist/launch_floor is there; per shape and path,
+      # each run's p50 and the median of the runs, old then new.
+      old=${AB_OLD:?AB_OLD must name the other build of flashattn-bench}
+      if [[ $old == *.xz ]]; then xz -dc "$old" > "$out/ab-old-bench" && chmod +x "$out/ab-old-bench"; old="$out/ab-old-bench"; fi
+      [ -x dist/launch_floor ] && dist/launch_floor > "$out/floor-before.txt" 2>&1
+      for r in $(seq "${HOST_AB_REPS:-3}"); do
+        for side in old new; do
+          exe=$old; [ $side = new ] && exe="$bin/flashattn-bench"
+          "$exe" host ${HOST_AB_ARGS:---suite seed} --out "$out/host-$side-$r.json" >> "$out/host-ab.log" 2>&1 \
+            || note "host-ab: $side run $r failed"
+        done
+      done
+      [ -x dist/launch_floor ] && dist/launch_floor > "$out/floor-after.txt" 2>&1
+      python3 - "$out" "${HOST_AB_REPS:-3}" <<'PY' | tee -a "$summary"
+import json, statistics, sys
+out, reps = sys.argv[1], int(sys.argv[2])
+def p50s(side, r):
+    try:
+        results = json.load(open(f"{out}/host-{side}-{r}.json"))["results"]
+    except (OSError, ValueError):
+        return {}
+    return {(json.dumps(x["shape"], sort_keys=True), x["path"]): ((x.get("summary") or {}).get("p50"), x.get("config") or "")
+            for x in results}
+runs = {side: [p50s(side, r) for r in range(1, reps + 1)] for side in ("old", "new")}
+print("host-ab: p50 us per run, (median); old then new")
+for key in runs["new"][0] or runs["old"][0]:
+    shape = json.loads(key[0])
+    name = f"{shape['dtype']} B{shape['batch']} H{shape['heads_q']} S{shape['seqlen_q']}{' causal' if shape['causal'] else ''}"
+    cols = []
+    for side in ("old", "new"):
+        vals = [run[key][0] for run in runs[side] if key in run and run[key][0] is not None]
+        cols.append(" ".join(f"{v:5.2f}" for v in vals) + (f" ({statistics.median(vals):5.2f})" if vals else " (-)"))
+    config = next((run[key][1] for run in runs["new"] if key in run), "")
+    print(f"    {name:26s} {key[1]:20s} old {cols[0]}  new {cols[1]}  {config}")
+PY
+      for f in floor-before floor-after; do
+        [ -f "$out/$f.txt" ] && { echo "    $f: $(grep -E 'cudaLaunchKernelEx, 256 B args, 32' "$out/$f.txt" | tr -s ' ')"; } | tee -a "$summary"
+      done ;;
     ab)
       # Same-run A/B against another build's flashattn-bench (AB_OLD): AB_REPS alternating runs
       # of each, every pair gated; pairs that disagree show drift between runs, not a change.
