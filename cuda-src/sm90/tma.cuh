@@ -47,12 +47,13 @@ struct TensorMapKey {
 };
 
 // A thread's recently encoded tensor maps. An encode is arithmetic on its arguments alone (no
-// context, no device state: the same arguments give the same 128 bytes), yet it cost 0.09-0.22 us
-// of host time on the lent H100's host, and a warp-specialized launch encodes four, about a tenth
-// of the launch (docs/benchmarks/2026-11-26-h100-launch-floor.md). A model passes the same few
-// tensors call after call, so each thread keeps its last maps in a small direct-mapped table; a
-// miss costs one hash and one comparison more than before. Per thread: no lock on the launch
-// path. Zero-initialised static storage, no guard.
+// context, no device state: the same arguments give the same 128 bytes), yet it cost 0.06-0.22 us
+// of host time on the lent H100's hosts, and a warp-specialized launch encodes four
+// (docs/benchmarks/2026-11-26-h100-launch-floor.md). A model passes the same few tensors call
+// after call, so each thread keeps its last kSlots maps, searched in full (a direct-mapped table
+// let two of one launch's four maps share a slot and evict each other on every call) and
+// replaced oldest first; a miss costs the search more than before. Per thread: no lock on the
+// launch path. Zero-initialised static storage, no guard.
 struct TensorMapMemo {
     static constexpr int kSlots = 16;
     struct Slot {
@@ -60,15 +61,28 @@ struct TensorMapMemo {
         CUtensorMap map;
         bool filled;
     };
-    static Slot &slot_of(const TensorMapKey &key) {
-        static thread_local Slot slots[kSlots];
-        uint64_t h = reinterpret_cast<uintptr_t>(key.base) ^ (key.dims[1] << 40) ^ (key.dims[2] << 20) ^
-                     (uint64_t{key.box_rows} << 8) ^ key.type;
-        h *= 0x9E3779B97F4A7C15ull;
-        return slots[h >> 60];
+    struct Table {
+        Slot slots[kSlots];
+        int next;  // the slot the next miss replaces
+    };
+    static Table &table() {
+        static thread_local Table t;
+        return t;
+    }
+    // The slot holding `key`, or null.
+    static const Slot *find(const Table &t, const TensorMapKey &key) {
+        for (const Slot &s : t.slots)
+            if (s.filled && s.key == key) return &s;
+        return nullptr;
+    }
+    static void remember(Table &t, const TensorMapKey &key, const CUtensorMap &map) {
+        Slot &s = t.slots[t.next];
+        s.key = key;
+        s.map = map;
+        s.filled = true;
+        t.next = (t.next + 1) % kSlots;
     }
 };
-static_assert(TensorMapMemo::kSlots == 16, "slot_of takes the hash's top four bits");
 
 // A [batch, rows, heads, head_dim] tensor of 2-byte elements (element strides, head_dim
 // contiguous) as a 4-D tensor map whose box is `box_rows` rows of one head and 64 columns (one
@@ -100,9 +114,9 @@ inline bool encode_bshd_map(CUtensorMap *map, FlashAttnDtype dtype, const void *
         dtype == FLASHATTN_DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
     const TensorMapKey key{base, {dims[0], dims[1], dims[2], dims[3]}, {strides[0], strides[1], strides[2]},
                            static_cast<uint32_t>(box_rows), static_cast<uint32_t>(type)};
-    TensorMapMemo::Slot &slot = TensorMapMemo::slot_of(key);
-    if (slot.filled && slot.key == key) {
-        *map = slot.map;
+    TensorMapMemo::Table &memo = TensorMapMemo::table();
+    if (const TensorMapMemo::Slot *hit = TensorMapMemo::find(memo, key)) {
+        *map = hit->map;
         return true;
     }
     const cuuint32_t box[4] = {64, static_cast<cuuint32_t>(box_rows), 1, 1};
@@ -111,9 +125,7 @@ inline bool encode_bshd_map(CUtensorMap *map, FlashAttnDtype dtype, const void *
                CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
         return false;
-    slot.key = key;
-    slot.map = *map;
-    slot.filled = true;
+    TensorMapMemo::remember(memo, key, *map);
     return true;
 }
 
