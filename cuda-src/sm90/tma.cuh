@@ -49,10 +49,12 @@ struct TensorMapKey {
 // A thread's recently encoded tensor maps. An encode is arithmetic on its arguments alone (no
 // context, no device state: the same arguments give the same 128 bytes), yet it cost 0.06-0.22 us
 // of host time on the lent H100's hosts, and a warp-specialized launch encodes four
-// (docs/benchmarks/2026-11-26-h100-launch-floor.md). A model passes the same few tensors call
-// after call, so each thread keeps its last kSlots maps, searched in full (a direct-mapped table
-// let two of one launch's four maps share a slot and evict each other on every call) and
-// replaced oldest first; a miss costs the search more than before. Per thread: no lock on the
+// (docs/benchmarks/2026-11-26-h100-launch-floor.md). A loop over one layer (a benchmark, a decode
+// step of a one-layer model) passes the same few tensors call after call, so each thread keeps its
+// last kSlots maps, four launches' worth, searched in full (a direct-mapped table let two of one
+// launch's four maps share a slot and evict each other on every call) and replaced oldest first;
+// a miss costs the search more than before. Many layers, each with its own K/V cache, cycle
+// through more maps than that and miss every time: a larger, hashed table would cover them. Per thread: no lock on the
 // launch path. Zero-initialised static storage, no guard.
 struct TensorMapMemo {
     static constexpr int kSlots = 16;
