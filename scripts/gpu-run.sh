@@ -45,6 +45,16 @@ list_ratios() { awk '/^== /{shape=substr($0,4)} /^flashattn /{printf "    %-40s 
 limited() {
   if [ -n "${SANITIZER_LIMIT:-}" ]; then timeout "$SANITIZER_LIMIT" "$sanitizer" --tool "$@"; else "$sanitizer" --tool "$@"; fi
 }
+# The other build's flashattn-bench for the ab and host-ab steps: AB_OLD, unpacked first when it
+# is an .xz file (as carried); the final bundle leaves the unpacked copy out.
+old_bench() {
+  [ -n "${AB_OLD:-}" ] || return 1
+  if [[ $AB_OLD == *.xz ]]; then
+    xz -dc "$AB_OLD" > "$out/ab-old-bench" && chmod +x "$out/ab-old-bench" && echo "$out/ab-old-bench"
+  else
+    echo "$AB_OLD"
+  fi
+}
 cut_note() { [ "$1" = 124 ] && [ -n "${SANITIZER_LIMIT:-}" ] && echo " (time limit)"; }
 sanitize() {
   local label=$1 exe=$2; shift 2
@@ -129,8 +139,7 @@ for step in $steps; do
       # alternating `flashattn-bench host` runs of each (HOST_AB_ARGS, default the seed suite),
       # bracketed by the launch-floor probe when dist/launch_floor is there; per shape and path,
       # each run's p50 and the median of the runs, old then new.
-      old=${AB_OLD:?AB_OLD must name the other build of flashattn-bench}
-      if [[ $old == *.xz ]]; then xz -dc "$old" > "$out/ab-old-bench" && chmod +x "$out/ab-old-bench"; old="$out/ab-old-bench"; fi
+      old=$(old_bench) || { echo "$step: AB_OLD must name the other build of flashattn-bench" >&2; exit 1; }
       [ -x dist/launch_floor ] && dist/launch_floor > "$out/floor-before.txt" 2>&1
       for r in $(seq "${HOST_AB_REPS:-3}"); do
         for side in old new; do
@@ -168,8 +177,7 @@ PY
     ab)
       # Same-run A/B against another build's flashattn-bench (AB_OLD): AB_REPS alternating runs
       # of each, every pair gated; pairs that disagree show drift between runs, not a change.
-      old=${AB_OLD:?AB_OLD must name the other build of flashattn-bench}
-      if [[ $old == *.xz ]]; then xz -dc "$old" > "$out/ab-old-bench" && chmod +x "$out/ab-old-bench"; old="$out/ab-old-bench"; fi
+      old=$(old_bench) || { echo "$step: AB_OLD must name the other build of flashattn-bench" >&2; exit 1; }
       # AB_SHAPES: shape keys (comma-separated; they contain spaces, which AB_ARGS would split).
       shapes=(); [ -n "${AB_SHAPES:-}" ] && shapes=(--shapes "$AB_SHAPES")
       for r in $(seq "${AB_REPS:-3}"); do
