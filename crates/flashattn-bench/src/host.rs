@@ -406,9 +406,9 @@ fn host_costs_of<T: Element + cudarc::driver::ValidAsZeroBits>(
     let (filled, bare_config) = flashattn::prepare_forward(&stream, &params, &raw).map_err(text)?;
     let cu_stream = stream.cu_stream() as *mut std::ffi::c_void;
 
-    // The configuration each path's calls ran, as they report it.
-    let configs: [Cell<&'static str>; 4] = Default::default();
-    let [on_config, off_config, raw_config, _] = &configs;
+    // The configuration the safe and raw paths' calls ran, as they report it (the bare call's
+    // is the one prepare_forward chose).
+    let (on_config, off_config, raw_config) = (Cell::new(""), Cell::new(""), Cell::new(""));
     let mut paths = [
         TimedPath {
             stream: &tracked_stream,
@@ -455,7 +455,6 @@ fn host_costs_of<T: Element + cudarc::driver::ValidAsZeroBits>(
             }),
         },
     ];
-    configs[3].set(bare_config.name);
     stream
         .context()
         .bind_to_thread()
@@ -467,10 +466,13 @@ fn host_costs_of<T: Element + cudarc::driver::ValidAsZeroBits>(
     Ok(HOST_PATHS
         .iter()
         .zip(timed)
-        .zip(&configs)
-        .map(|((path, bursts), config)| {
-            HostCost::of(shape, path, proto.calls, bursts, config.get())
-        })
+        .zip([
+            on_config.get(),
+            off_config.get(),
+            raw_config.get(),
+            bare_config.name,
+        ])
+        .map(|((path, bursts), config)| HostCost::of(shape, path, proto.calls, bursts, config))
         .collect())
 }
 
