@@ -1,15 +1,15 @@
 // What both forward kernels agree on, outside their math: which (query tile, head, batch) a CTA
 // computes, where its rows of Q, K, V, O and LSE live, which keys it can see (common/mask.cuh),
-// and how a kernel is launched. The kernels differ only in how they compute a tile.
+// and the grid of one CTA per tile (launched by common/launch.cuh). The kernels differ only in
+// how they compute a tile.
 #pragma once
 
 #include <cuda_runtime.h>
 #include <math_constants.h>
 #include <stdint.h>
 
-#include <atomic>
-
 #include "common/features.cuh"
+#include "common/launch.cuh"
 #include "common/mask.cuh"
 #include "flashattn.h"
 
@@ -242,87 +242,11 @@ struct TileSchedule {
     }
 };
 
-// The devices (a bit per ordinal below 64) on which one kernel has opted in to more than 48 KB
-// of dynamic shared memory. cudaFuncSetAttribute is a driver call that takes the context's lock,
-// and the opt-in stays on the kernel's function for the life of the context, so each kernel
-// pays for it once per device instead of on every launch. One per kernel: a function-local
-// static of its launcher, constant-initialised (no guard on the launch path).
-using SmemOptIns = std::atomic<uint64_t>;
-
-// The current device's SM count (a persistent launch's CTAs), 0 if unknown. Cached per device
-// ordinal below 64: this runs on every launch. Zero-initialised static storage, no guard.
-inline int current_device_sm_count() {
-    static std::atomic<int> cached[64];
-    int device = -1;
-    if (cudaGetDevice(&device) != cudaSuccess || device < 0) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    if (device < 64) {
-        if (const int known = cached[device].load(std::memory_order_relaxed)) return known;
-    }
-    int sms = 0;
-    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    if (device < 64) cached[device].store(sms, std::memory_order_relaxed);
-    return sms;
-}
-
-// Launch `kernel` over `grid` (tile_grid, or a persistent kernel's CTAs) with the tile's
-// dynamic shared memory and `args` as its argument (the params themselves, or a struct that
-// carries them); every CUDA status goes back through params->cuda_error. A failed call also clears the runtime's
-// per-thread last error: left set, the next healthy launch on this thread (ours or the
-// caller's) would read it back from cudaGetLastError() and report a failure that is not its
-// own. cudaLaunchKernelEx returns this launch's own status, so no earlier error leaks in here.
-template <typename Kernel, typename Args>
-FlashAttnStatus launch_tiles(Kernel kernel, dim3 grid, int threads, int smem_bytes, FlashAttnFwdParams *params,
-                             cudaStream_t stream, SmemOptIns &opted_in, const Args &args) {
-    auto fail = [params](cudaError_t err) {
-        (void)cudaGetLastError();
-        params->cuda_error = static_cast<int32_t>(err);
-        return FLASHATTN_STATUS_CUDA_ERROR;
-    };
-    auto opt_in = [&] {
-        // Above 48 KB a kernel must opt in to dynamic shared memory; idempotent.
-        return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
-    };
-    const bool needs_opt_in = smem_bytes > 48 * 1024;
-    uint64_t device_bit = 0;  // 0: this device is not remembered (ordinal >= 64, or unknown)
-    int device = -1;
-    if (needs_opt_in && cudaGetDevice(&device) == cudaSuccess && device >= 0 && device < 64)
-        device_bit = uint64_t{1} << device;
-    const bool remembered = device_bit != 0 && (opted_in.load(std::memory_order_acquire) & device_bit) != 0;
-    if (needs_opt_in && !remembered) {
-        const cudaError_t err = opt_in();
-        if (err != cudaSuccess) return fail(err);
-        opted_in.fetch_or(device_bit, std::memory_order_release);
-    }
-    cudaLaunchConfig_t config = {};
-    config.gridDim = grid;
-    config.blockDim = dim3(threads);
-    config.dynamicSmemBytes = static_cast<size_t>(smem_bytes);
-    config.stream = stream;
-    cudaError_t err = cudaLaunchKernelEx(&config, kernel, args);
-    if (err != cudaSuccess && remembered) {
-        // A context destroyed and created again (cudaDeviceReset, a primary context released by
-        // every holder) forgets the opt-in: set it again and retry once. A failed launch queued
-        // nothing, so the retry cannot run the kernel twice.
-        (void)cudaGetLastError();
-        const cudaError_t set = opt_in();
-        if (set != cudaSuccess) return fail(set);
-        err = cudaLaunchKernelEx(&config, kernel, args);
-    }
-    if (err != cudaSuccess) return fail(err);
-    return FLASHATTN_STATUS_SUCCESS;
-}
-
 // One CTA per tile.
 template <typename Kernel, typename Args>
 FlashAttnStatus launch_tiles(Kernel kernel, int block_m, int threads, int smem_bytes, FlashAttnFwdParams *params,
-                             cudaStream_t stream, SmemOptIns &opted_in, const Args &args) {
-    return launch_tiles(kernel, tile_grid(*params, block_m), threads, smem_bytes, params, stream, opted_in, args);
+                             cudaStream_t stream, KernelFacts &facts, const Args &args) {
+    return launch_tiles(kernel, tile_grid(*params, block_m), threads, smem_bytes, params, stream, facts, args);
 }
 
 }  // namespace flashattn

@@ -27,10 +27,9 @@
 #include <cuda_runtime.h>
 #include <math_constants.h>
 
-#include <atomic>
 #include <cstdint>
-#include <cstdlib>
 
+#include "common/launch.cuh"
 #include "common/merge.cuh"
 #include "flashattn.h"
 #include "sm80/primitives.cuh"
@@ -244,11 +243,9 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
     constexpr int kHeadDim = Traits::kHeadDim;
     constexpr int kElem = sizeof(Element);
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     // The combine kernel (launched as this grid's programmatic dependent) may be scheduled once
     // every CTA of this grid has started; it waits for this grid's completion before reading.
-    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#endif
+    allow_dependent_launch();
     const int split = blockIdx.x;
     const int row_blocks = gridDim.y / p.heads_kv;
     const int kv_head = blockIdx.y / row_blocks;
@@ -573,11 +570,9 @@ __global__ void __launch_bounds__(kThreads) combine_kernel(const FlashAttnDecode
     __shared__ float s_m[kGroups], s_total[kGroups];
     __shared__ float partial[kGroups][kHeadDim];
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     // Launched before the split kernel finishes (programmatic dependent launch): this waits for
     // its completion and the visibility of its workspace writes. A plain launch returns at once.
-    asm volatile("griddepcontrol.wait;\n" ::: "memory");
-#endif
+    wait_for_prerequisite_grids();
     const int64_t rows_all = int64_t{p.batch} * p.heads_q * p.seqlen_q;
     const int64_t row = blockIdx.x;  // (b, h, i) with i fastest, as the LSE layout
     const float *lse_part = p.workspace + int64_t{p.num_splits} * rows_all * kHeadDim;
@@ -655,41 +650,6 @@ __global__ void __launch_bounds__(kThreads) combine_kernel(const FlashAttnDecode
     *reinterpret_cast<uint4 *>(dst) = pack(result, static_cast<const Element *>(nullptr));
 }
 
-// Whether `combine` may be launched as a programmatic dependent of the split kernel on the
-// current device: the device overlaps dependent launches (compute capability 9.0 and later) and
-// the code it runs was compiled for sm_90 or later, so that griddepcontrol.wait is in it. (A build
-// whose newest target is sm_80 runs on a Hopper from compute_80 PTX, without the wait: launched
-// as a dependent there, combine could read the workspace before the split kernel's writes land.)
-// FLASHATTN_DECODE_SERIAL_COMBINE=1 turns it off, to time the difference. Cached per device
-// ordinal below 64, one cache per combine instantiation: this runs on every split launch.
-struct OverlapCache {
-    std::atomic<uint64_t> known{0}, allowed{0};
-};
-
-template <typename Kernel>
-bool may_launch_as_dependent(Kernel combine, OverlapCache &cache) {
-    int device = -1;
-    if (cudaGetDevice(&device) != cudaSuccess || device < 0) {
-        (void)cudaGetLastError();
-        return false;
-    }
-    const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;
-    if (bit && (cache.known.load(std::memory_order_acquire) & bit))
-        return (cache.allowed.load(std::memory_order_relaxed) & bit) != 0;
-    const char *serial = std::getenv("FLASHATTN_DECODE_SERIAL_COMBINE");
-    int major = 0;
-    cudaFuncAttributes attributes = {};
-    const bool queried = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
-                         cudaFuncGetAttributes(&attributes, combine) == cudaSuccess;
-    if (!queried) (void)cudaGetLastError();  // a failed query must not leak into the next check
-    const bool allowed = queried && !(serial && serial[0] == '1') && major >= 9 && attributes.ptxVersion >= 90;
-    if (bit) {
-        if (allowed) cache.allowed.fetch_or(bit, std::memory_order_relaxed);
-        cache.known.fetch_or(bit, std::memory_order_release);
-    }
-    return allowed;
-}
-
 template <typename Traits>
 cudaError_t launch_rows(const FlashAttnDecodeParams &p, cudaStream_t stream) {
     const int total_rows = (p.heads_q / p.heads_kv) * p.seqlen_q;
@@ -706,11 +666,14 @@ cudaError_t launch_rows(const FlashAttnDecodeParams &p, cudaStream_t stream) {
     // Its CTAs get resident while the split kernel's last CTAs run, instead of launching after
     // the split kernel has drained (the gap is a few microseconds of a short decode call).
     const auto combine = combine_kernel<typename Traits::Element, Traits::kHeadDim>;
-    static OverlapCache overlap_cache;  // constant-initialised: no guard on the launch path
+    // FLASHATTN_DECODE_SERIAL_COMBINE=1 launches it plainly, to time the difference.
+    static KernelFacts facts;
     cudaLaunchAttribute overlap = {};
     overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     overlap.val.programmaticStreamSerializationAllowed = 1;
-    if (may_launch_as_dependent(combine, overlap_cache)) {
+    int device = -1;
+    if (cudaGetDevice(&device) != cudaSuccess) (void)cudaGetLastError();
+    if (may_launch_as_dependent(combine, device, facts, "FLASHATTN_DECODE_SERIAL_COMBINE")) {
         config.attrs = &overlap;
         config.numAttrs = 1;
     }

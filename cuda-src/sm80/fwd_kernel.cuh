@@ -89,6 +89,10 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     const int group_tid = threadIdx.x % Traits::kGroupThreads;
     const int g = lane / 4;  // fragment row within an 8-row group
     const int t = lane % 4;  // fragment column pair
+    // Launched as a programmatic dependent (common/launch.cuh): nothing in global memory is
+    // touched before the kernel ahead on the stream is done.
+    allow_dependent_launch();
+    wait_for_prerequisite_grids();
     const TileWork<Element, F> work(p, kBlockM);
     if (work.finish_if_fully_masked<kCPR, Traits::kThreads>(p)) return;
 
@@ -424,9 +428,9 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
 
 template <typename Traits, Variant kVariant>
 FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream) {
-    static SmemOptIns opted_in{0};
+    static KernelFacts facts;
     return launch_tiles(fwd_kernel<Traits, kVariant>, Traits::kBlockM, Traits::kThreads, Traits::kSmemBytes, params,
-                        stream, opted_in, *params);
+                        stream, facts, *params);
 }
 
 }  // namespace flashattn::sm80

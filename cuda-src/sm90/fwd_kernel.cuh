@@ -82,6 +82,10 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     auto k_smem = [&](int stage) { return smem_base + Traits::kQBytes + stage * 2 * Traits::kTileBytes; };
     auto v_smem = [&](int stage) { return k_smem(stage) + Traits::kTileBytes; };
 
+    // Launched as a programmatic dependent (common/launch.cuh): nothing in global memory is
+    // touched before the kernel ahead on the stream is done.
+    allow_dependent_launch();
+    wait_for_prerequisite_grids();
     const TileWork<Element, F> work(p, kBlockM);
     if (work.finish_if_fully_masked<kCPR, Traits::kThreads>(p)) return;
     const int warp = (threadIdx.x / 32) % 4;  // within the warpgroup
@@ -214,9 +218,9 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
 
 template <typename Traits, Variant kVariant>
 FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream) {
-    static SmemOptIns opted_in{0};
+    static KernelFacts facts;
     return launch_tiles(fwd_kernel<Traits, kVariant>, Traits::kBlockM, Traits::kThreads, Traits::kSmemLaunchBytes,
-                        params, stream, opted_in, *params);
+                        params, stream, facts, *params);
 }
 
 }  // namespace flashattn::sm90

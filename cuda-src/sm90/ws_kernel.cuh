@@ -146,6 +146,11 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     auto parity = [](int j) { return static_cast<uint32_t>((j / kStages) & 1); };
     const bool packed = !kPersistent && F::kVarlen && p.cu_seqlens_q != nullptr;
 
+    // Launched as a programmatic dependent (common/launch.cuh): nothing in global memory is
+    // touched (a varlen tile's sequence is read from cu_seqlens) before the kernel ahead on the
+    // stream is done.
+    allow_dependent_launch();
+    wait_for_prerequisite_grids();
     // Every thread walks the CTA's tiles itself; the first one is worked out before the barrier
     // setup, under thread 0's initialisation, rather than on the way to the first copy.
     TileSchedule<kPersistent> schedule(p, kBlockM);
@@ -360,7 +365,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
 // and reports that configuration, kFallbackId, in params->config_used.
 template <typename Traits, Variant kVariant, int kFallbackId>
 FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
-    static SmemOptIns opted_in{0};
+    static KernelFacts facts;
     WsArgs args;
     args.params = *params;
     const FlashAttnFwdParams &p = *params;
@@ -390,16 +395,16 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
     // more tiles than SMs, all equally long (not causal, no window, one dense batch).
     const dim3 grid = tile_grid(p, Traits::kBlockM);
     if constexpr (Traits::kSeparateO) {
-        static SmemOptIns persistent_opted_in{0};
+        static KernelFacts persistent_facts;
         const long long tiles = static_cast<long long>(grid.x) * grid.y * grid.z;
         const bool equal_tiles = !p.causal && !packed && p.window_left < 0 && p.window_right < 0;
         const int sms = equal_tiles ? current_device_sm_count() : 0;
         if (sms > 0 && tiles > sms)
             return launch_tiles(ws_kernel<Traits, kVariant, true>, dim3(sms), Traits::kThreads,
-                                Traits::kPersistentSmemLaunchBytes, params, stream, persistent_opted_in, args);
+                                Traits::kPersistentSmemLaunchBytes, params, stream, persistent_facts, args);
     }
     return launch_tiles(ws_kernel<Traits, kVariant, false>, grid, Traits::kThreads, Traits::kSmemLaunchBytes, params,
-                        stream, opted_in, args);
+                        stream, facts, args);
 }
 
 }  // namespace flashattn::sm90

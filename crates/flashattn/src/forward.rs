@@ -87,9 +87,16 @@ pub struct LaunchInfo {
 /// thread remembers for the tensors it passed last) and the launch. Apart from the launch itself, its only driver calls are
 /// `cuCtxGetCurrent` (the launch goes through the CUDA runtime, which uses the thread's current
 /// context, so [`cudarc::driver::CudaContext::bind_to_thread`] runs first) and a
-/// `cudaGetDevice` for kernels above 48 KiB of shared memory (their opt-in,
-/// `cudaFuncSetAttribute`, runs once per kernel and device). Nothing is allocated unless the
+/// `cudaGetDevice` (the shared-memory opt-in of kernels above 48 KiB, `cudaFuncSetAttribute`,
+/// and the check below run once per kernel and device). Nothing is allocated unless the
 /// call fails.
+///
+/// On sm_90 and later the kernel is launched as a programmatic dependent of the kernel ahead of
+/// it on the stream: its CTAs may start while that kernel finishes, and wait for it (and for its
+/// writes to be visible) before touching any memory, so the stream's order holds as for a plain
+/// launch. The kernel also lets a dependent launched after it start early; such a kernel must
+/// wait the same way (`griddepcontrol.wait` / `cudaGridDependencySynchronize`), as every
+/// programmatic dependent must. `FLASHATTN_FORWARD_SERIAL_LAUNCH=1` launches plainly.
 ///
 /// The rest is cudarc's, when it orders buffers between streams: only if the context's event
 /// tracking is on (cudarc's default, [`cudarc::driver::CudaContext::is_event_tracking`]) *and*

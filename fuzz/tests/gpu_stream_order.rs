@@ -1,0 +1,280 @@
+//! Forward calls back to back on one stream see each other's results. On sm_90 and later every
+//! forward kernel is launched as a programmatic dependent of the kernel ahead of it: its CTAs
+//! may be resident while that kernel still runs, and must touch no global memory until it is
+//! done (cuda-src/common/launch.cuh). Two orders are checked against the same calls with the
+//! host waiting for each one before launching the next (where nothing can overlap), bit for
+//! bit: a chain whose every call reads the previous call's O as its Q (read after write), and a
+//! short call whose O overwrites part of the K that a long call launched just before it reads
+//! last (write after read). Run on a GPU with `--include-ignored`.
+
+use std::sync::Arc;
+
+use cudarc::driver::{CudaSlice, CudaStream};
+use flashattn::{AttentionParams, DType, Strides, Tensor, TensorMut};
+use flashattn_fuzz::harness::{TestElement, gpu_stream};
+use flashattn_ref as reference;
+use half::{bf16, f16};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// An NaN pattern in both element types: every output starts as it, so an output a kernel
+/// never wrote (or wrote from inputs it read too early) cannot pass as data.
+const POISON: u16 = 0xFFFF;
+
+fn random<T: TestElement>(rng: &mut StdRng, n: usize) -> Vec<T> {
+    (0..n)
+        .map(|_| T::from_f64(rng.random_range(-2.0..2.0)))
+        .collect()
+}
+
+fn poisoned<T: TestElement>(stream: &Arc<CudaStream>, n: usize) -> CudaSlice<T> {
+    stream.clone_htod(&vec![T::from_bits(POISON); n]).unwrap()
+}
+
+fn all_finite<T: TestElement>(x: &[T]) -> bool {
+    x.iter().all(|v| v.to_f64().is_finite())
+}
+
+/// How the host issues a sequence of calls.
+#[derive(Clone, Copy, PartialEq)]
+enum Issue {
+    /// One after another, as fast as the host can: the kernels may overlap.
+    BackToBack,
+    /// The host waits for each call before the next: nothing overlaps.
+    Serial,
+}
+
+/// `calls` calls, each reading the previous call's O as its Q (the first reads `q`); every O.
+/// Also the configuration the calls ran.
+fn chain<T: TestElement>(
+    stream: &Arc<CudaStream>,
+    p: &AttentionParams,
+    (q, k, v): (&[T], &[T], &[T]),
+    calls: usize,
+    issue: Issue,
+) -> (Vec<Vec<T>>, &'static str) {
+    let qs = Strides::bshd(p.seqlen_q, p.heads_q, p.head_dim);
+    let ks = Strides::bshd(p.seqlen_k, p.heads_kv, p.head_dim);
+    let q = stream.clone_htod(q).unwrap();
+    let (k, v) = (stream.clone_htod(k).unwrap(), stream.clone_htod(v).unwrap());
+    let mut outs: Vec<CudaSlice<T>> = (0..calls).map(|_| poisoned(stream, q.len())).collect();
+    stream.synchronize().unwrap();
+    let mut config = "";
+    for i in 0..calls {
+        let (before, rest) = outs.split_at_mut(i);
+        let input = if i == 0 { &q } else { &before[i - 1] };
+        let info = flashattn::forward(
+            stream,
+            p,
+            Tensor::new(input, qs),
+            Tensor::new(&k, ks),
+            Tensor::new(&v, ks),
+            TensorMut::new(&mut rest[0], qs),
+            None,
+        )
+        .unwrap();
+        config = info.config.name;
+        if issue == Issue::Serial {
+            stream.synchronize().unwrap();
+        }
+    }
+    stream.synchronize().unwrap();
+    let outs = outs.iter().map(|o| stream.clone_dtoh(o).unwrap()).collect();
+    (outs, config)
+}
+
+/// The long call `long` reads K = `k`, then the short call `short` writes its O over the first
+/// rows of that same buffer. The long call's O, the short call's (now in the buffer) and the
+/// configurations of both.
+fn overwrite_after_read<T: TestElement>(
+    stream: &Arc<CudaStream>,
+    (long, short): (&AttentionParams, &AttentionParams),
+    (q, k, v): (&[T], &[T], &[T]),
+    issue: Issue,
+) -> (Vec<T>, Vec<T>, [&'static str; 2]) {
+    let qs = Strides::bshd(long.seqlen_q, long.heads_q, long.head_dim);
+    let ks = Strides::bshd(long.seqlen_k, long.heads_kv, long.head_dim);
+    let ss = Strides::bshd(short.seqlen_q, short.heads_q, short.head_dim);
+    let short_len = short.seqlen_q * short.heads_q * short.head_dim;
+    let q_d = stream.clone_htod(q).unwrap();
+    let mut k_d = stream.clone_htod(k).unwrap();
+    let v_d = stream.clone_htod(v).unwrap();
+    let mut o = poisoned::<T>(stream, q.len());
+    stream.synchronize().unwrap();
+    let first = flashattn::forward(
+        stream,
+        long,
+        Tensor::new(&q_d, qs),
+        Tensor::new(&k_d, ks),
+        Tensor::new(&v_d, ks),
+        TensorMut::new(&mut o, qs),
+        None,
+    )
+    .unwrap();
+    if issue == Issue::Serial {
+        stream.synchronize().unwrap();
+    }
+    // Q, K and V of the short call: the long call's own Q and V, read at the short shape.
+    let mut target = k_d.slice_mut(0..short_len);
+    let second = flashattn::forward(
+        stream,
+        short,
+        Tensor::new(&q_d.slice(0..short_len), ss),
+        Tensor::new(&v_d.slice(0..short_len), ss),
+        Tensor::new(&v_d.slice(0..short_len), ss),
+        TensorMut::new(&mut target, ss),
+        None,
+    )
+    .unwrap();
+    stream.synchronize().unwrap();
+    let written = stream.clone_dtoh(&k_d.slice(0..short_len)).unwrap();
+    (
+        stream.clone_dtoh(&o).unwrap(),
+        written,
+        [first.config.name, second.config.name],
+    )
+}
+
+fn same_bits<T: TestElement>(a: &[T], b: &[T]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.bits() == y.bits())
+}
+
+fn chains<T: TestElement>(stream: &Arc<CudaStream>, failures: &mut Vec<String>) -> usize {
+    let dtype = T::DTYPE;
+    let mut cases = 0;
+    // (batch, seqlen, heads_q, heads_kv, head_dim, causal): the f16 seed shapes that run the
+    // persistent warp-specialized tile, the one-warpgroup Hopper tile and the portable tile on
+    // the H100's table, a multi-wave non-persistent causal launch, and a small GQA one.
+    let shapes = [
+        (8, 512, 16, 16, 64, false),
+        (4, 512, 16, 16, 64, false),
+        (1, 512, 8, 8, 64, false),
+        (2, 1023, 8, 2, 128, true),
+        (1, 113, 4, 1, 256, false),
+    ];
+    for (i, &(batch, seqlen, heads_q, heads_kv, head_dim, causal)) in shapes.iter().enumerate() {
+        if !flashattn::compiled_head_dims(dtype).contains(&head_dim) {
+            continue;
+        }
+        let p = AttentionParams {
+            heads_kv,
+            causal,
+            ..AttentionParams::new(batch, seqlen, seqlen, heads_q, head_dim)
+        };
+        let mut rng = StdRng::seed_from_u64(70 + i as u64);
+        let (nq, nk) = (
+            batch * seqlen * heads_q * head_dim,
+            batch * seqlen * heads_kv * head_dim,
+        );
+        let (q, k, v) = (
+            random::<T>(&mut rng, nq),
+            random(&mut rng, nk),
+            random(&mut rng, nk),
+        );
+        let (fast, config) = chain(stream, &p, (&q, &k, &v), 4, Issue::BackToBack);
+        let (serial, _) = chain(stream, &p, (&q, &k, &v), 4, Issue::Serial);
+        cases += 1;
+        let name = format!("{dtype} {p:?} ({config})");
+        println!("stream order: chain of 4 on {name}");
+        if let Some(bad) = fast.iter().position(|o| !all_finite(o)) {
+            failures.push(format!(
+                "{name}: call {bad} back to back left non-finite output"
+            ));
+        } else if let Some(bad) = (0..fast.len()).find(|&c| !same_bits(&fast[c], &serial[c])) {
+            failures.push(format!(
+                "{name}: call {bad} back to back differs from the serial run"
+            ));
+        }
+        // The serial run itself is right: its first call against the reference (the later
+        // calls are the same kernel on other inputs).
+        if i == shapes.len() - 1 {
+            let problem = flashattn_fuzz::harness::reference_problem(&p);
+            let (qs, ks) = (
+                reference::Strides::bshd(seqlen, heads_q, head_dim),
+                reference::Strides::bshd(seqlen, heads_kv, head_dim),
+            );
+            let args = (
+                reference::TensorRef::new(&q[..], qs),
+                reference::TensorRef::new(&k[..], ks),
+                reference::TensorRef::new(&v[..], ks),
+            );
+            let want = reference::reference(&problem, args.0, args.1, args.2);
+            let naive = reference::naive_same_precision(&problem, args.0, args.1, args.2);
+            let got = reference::gather_bshd(
+                reference::TensorRef::new(&serial[0][..], qs),
+                batch,
+                seqlen,
+                heads_q,
+                head_dim,
+            );
+            let check = reference::check(&problem, &got, None, &want, &naive);
+            if !check.pass {
+                failures.push(format!(
+                    "{name}: first call against the reference: {}",
+                    check.summary()
+                ));
+            }
+        }
+    }
+    cases
+}
+
+fn overwrites<T: TestElement>(stream: &Arc<CudaStream>, failures: &mut Vec<String>) -> usize {
+    let dtype = T::DTYPE;
+    if !flashattn::compiled_head_dims(dtype).contains(&128) {
+        return 0;
+    }
+    // Every query tile of the long call walks its keys from the last tile down, so the rows
+    // the short call overwrites (batch 0's first 64 keys) are read at the end of each walk.
+    let long = AttentionParams::new(2, 4096, 4096, 8, 128);
+    let short = AttentionParams::new(1, 64, 64, 8, 128);
+    let mut rng = StdRng::seed_from_u64(90);
+    let n = 2 * 4096 * 8 * 128;
+    let (q, k, v) = (
+        random::<T>(&mut rng, n),
+        random(&mut rng, n),
+        random(&mut rng, n),
+    );
+    let (fast_o, fast_written, configs) =
+        overwrite_after_read(stream, (&long, &short), (&q, &k, &v), Issue::BackToBack);
+    let (serial_o, serial_written, _) =
+        overwrite_after_read(stream, (&long, &short), (&q, &k, &v), Issue::Serial);
+    let name = format!(
+        "{dtype} {long:?} ({}) then {short:?} ({})",
+        configs[0], configs[1]
+    );
+    println!("stream order: overwrite after read on {name}");
+    if !all_finite(&fast_o) || !all_finite(&fast_written) {
+        failures.push(format!("{name}: non-finite output"));
+    } else if !same_bits(&fast_o, &serial_o) {
+        failures.push(format!(
+            "{name}: the long call's O differs from the serial run"
+        ));
+    } else if !same_bits(&fast_written, &serial_written) {
+        failures.push(format!(
+            "{name}: the short call's O differs from the serial run"
+        ));
+    }
+    1
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn calls_back_to_back_see_each_others_results() {
+    let stream = gpu_stream().expect("a CUDA GPU");
+    let mut failures = Vec::new();
+    let mut cases = 0;
+    for dtype in [DType::F16, DType::BF16] {
+        cases += match dtype {
+            DType::F16 => {
+                chains::<f16>(&stream, &mut failures) + overwrites::<f16>(&stream, &mut failures)
+            }
+            DType::BF16 => {
+                chains::<bf16>(&stream, &mut failures) + overwrites::<bf16>(&stream, &mut failures)
+            }
+        };
+    }
+    println!("stream order: {cases} cases, {} failed", failures.len());
+    assert!(cases > 0, "no head dim of the cases is compiled");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
