@@ -91,7 +91,6 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     const int t = lane % 4;  // fragment column pair
     // Launched as a programmatic dependent (common/launch.cuh): nothing in global memory is
     // touched before the kernel ahead on the stream is done.
-    allow_dependent_launch();
     wait_for_prerequisite_grids();
     const TileWork<Element, F> work(p, kBlockM);
     if (work.finish_if_fully_masked<kCPR, Traits::kThreads>(p)) return;

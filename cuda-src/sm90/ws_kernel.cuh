@@ -149,7 +149,6 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // Launched as a programmatic dependent (common/launch.cuh): nothing in global memory is
     // touched (a varlen tile's sequence is read from cu_seqlens) before the kernel ahead on the
     // stream is done.
-    allow_dependent_launch();
     wait_for_prerequisite_grids();
     // Every thread walks the CTA's tiles itself; the first one is worked out before the barrier
     // setup, under thread 0's initialisation, rather than on the way to the first copy.
