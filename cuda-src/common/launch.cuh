@@ -1,6 +1,6 @@
 // How every kernel of the library is launched: the shared-memory opt-in remembered per kernel
-// and device, and programmatic dependent launch (sm_90 and later), by which a grid's CTAs get
-// resident and run their prologue while the kernel before it on the stream finishes.
+// and device, and programmatic dependent launch (sm_90 and later), by which a grid is launched
+// while the kernel before it on the stream finishes, instead of after.
 //
 // The rule that keeps a dependent launch as ordered as a plain one: a kernel launched as a
 // dependent runs wait_for_prerequisite_grids() before it touches global memory (reads of its
@@ -10,6 +10,17 @@
 // returns at once. A kernel that lets its own dependents launch early
 // (allow_dependent_launch) promises nothing else: those dependents wait the same way for its
 // completion, so a dependent kernel of the caller's that honours the rule sees all of it.
+//
+// What the forward kernels do with it, from same-run A/Bs on the H100
+// (docs/benchmarks/2026-11-27-h100-dependent-launch.md): every launch but the persistent one is
+// a dependent, and none calls allow_dependent_launch, so a dependent of theirs is scheduled once
+// all their CTAs have exited, before the grid's completion is signalled. Small launches gain
+// 3-5% of their time by graph replay (the seed suite's B1 and B2 H8). Letting dependents launch
+// from the start of a CTA, or from the end of its key loop, schedules the next grid while this
+// one runs: its CTAs then take whatever SM room is left at that moment and pile onto the SMs
+// that had it, and one-wave and causal launches ran up to 32% slower (from the start) or 5%
+// (from the loop's end). The persistent launch (one CTA per SM walking its tiles) ran 3-4.5%
+// slower as a dependent even without the early call, so it launches plainly.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -31,7 +42,8 @@ __device__ __forceinline__ void wait_for_prerequisite_grids() {
 }
 
 // Lets the next kernel on the stream, if launched as a dependent, be scheduled once every CTA
-// of this grid has run this (or exited), instead of after the grid completes.
+// of this grid has run this (or exited), instead of after the grid completes. The decode split
+// kernel calls it for its combine kernel; the forward kernels do not (above).
 __device__ __forceinline__ void allow_dependent_launch() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
@@ -99,17 +111,24 @@ inline int current_device_sm_count() {
     return sms;
 }
 
+// How a forward launch is ordered after the kernel ahead of it (see the top of this file).
+enum class LaunchOrder {
+    kDependent,  // a programmatic dependent where may_launch_as_dependent allows
+    kPlain,      // after that kernel completes
+};
+
 // Launch a forward kernel over `grid` (tile_grid, or a persistent kernel's CTAs) with the tile's
 // dynamic shared memory and `args` as its argument (the params themselves, or a struct that
-// carries them), as a programmatic dependent where may_launch_as_dependent allows (every forward
-// kernel begins with wait_for_prerequisite_grids); every CUDA status goes back through
+// carries them), in `order` (every forward kernel begins with wait_for_prerequisite_grids, so it
+// may be launched either way); every CUDA status goes back through
 // params->cuda_error. A failed call also clears the runtime's per-thread last error: left set,
 // the next healthy launch on this thread (ours or the caller's) would read it back from
 // cudaGetLastError() and report a failure that is not its own. cudaLaunchKernelEx returns this
 // launch's own status, so no earlier error leaks in here.
 template <typename Kernel, typename Args>
 FlashAttnStatus launch_tiles(Kernel kernel, dim3 grid, int threads, int smem_bytes, FlashAttnFwdParams *params,
-                             cudaStream_t stream, KernelFacts &facts, const Args &args) {
+                             cudaStream_t stream, KernelFacts &facts, const Args &args,
+                             LaunchOrder order = LaunchOrder::kDependent) {
     auto fail = [params](cudaError_t err) {
         (void)cudaGetLastError();
         params->cuda_error = static_cast<int32_t>(err);
@@ -141,7 +160,7 @@ FlashAttnStatus launch_tiles(Kernel kernel, dim3 grid, int threads, int smem_byt
     cudaLaunchAttribute overlap = {};
     overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     overlap.val.programmaticStreamSerializationAllowed = 1;
-    if (may_launch_as_dependent(kernel, device, facts, kForwardSerialEnv)) {
+    if (order == LaunchOrder::kDependent && may_launch_as_dependent(kernel, device, facts, kForwardSerialEnv)) {
         config.attrs = &overlap;
         config.numAttrs = 1;
     }

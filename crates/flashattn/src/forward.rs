@@ -92,11 +92,10 @@ pub struct LaunchInfo {
 /// call fails.
 ///
 /// On sm_90 and later the kernel is launched as a programmatic dependent of the kernel ahead of
-/// it on the stream: its CTAs may start while that kernel finishes, and wait for it (and for its
-/// writes to be visible) before touching any memory, so the stream's order holds as for a plain
-/// launch. The kernel also lets a dependent launched after it start early; such a kernel must
-/// wait the same way (`griddepcontrol.wait` / `cudaGridDependencySynchronize`), as every
-/// programmatic dependent must. `FLASHATTN_FORWARD_SERIAL_LAUNCH=1` launches plainly.
+/// it on the stream (except the persistent warp-specialized launch): it is launched while that
+/// kernel finishes, and its CTAs wait for it (and for its writes to be visible) before touching
+/// any memory, so the stream's order holds as for a plain launch. It does not let a kernel
+/// launched after it start early. `FLASHATTN_FORWARD_SERIAL_LAUNCH=1` launches plainly.
 ///
 /// The rest is cudarc's, when it orders buffers between streams: only if the context's event
 /// tracking is on (cudarc's default, [`cudarc::driver::CudaContext::is_event_tracking`]) *and*

@@ -88,17 +88,26 @@ void time_it(const char *name, cudaStream_t stream, F &&call) {
     CHECK(cudaEventDestroy(b));
 }
 
+// dependent: each launch a programmatic dependent of the one before (the attribute the forward
+// kernels launch with since 2026-11-27; the empty kernel touches no memory, so it needs no wait).
 template <int N>
-void runtime_ex(const char *name, cudaStream_t stream, dim3 grid, int threads, int smem) {
+void runtime_ex(const char *name, cudaStream_t stream, dim3 grid, int threads, int smem, bool dependent = false) {
     auto kernel = empty_kernel<N>;
     if (smem > 48 * 1024) CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     Blob<N> arg{};
+    cudaLaunchAttribute overlap = {};
+    overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    overlap.val.programmaticStreamSerializationAllowed = 1;
     time_it(name, stream, [&] {
         cudaLaunchConfig_t config = {};
         config.gridDim = grid;
         config.blockDim = dim3(threads);
         config.dynamicSmemBytes = smem;
         config.stream = stream;
+        if (dependent) {
+            config.attrs = &overlap;
+            config.numAttrs = 1;
+        }
         CHECK(cudaLaunchKernelEx(&config, kernel, arg));
     });
 }
@@ -181,6 +190,8 @@ int main() {
     driver_function<896>("driver cuLaunchKernel(CUfunction), 896 B, 512 CTAs, 200 KB", stream, wide, 384, ws_smem);
     driver_kernel_ex<256>("driver cuLaunchKernelEx(CUkernel), 256 B args", stream, small, 128, 0);
     driver_kernel_ex<896>("driver cuLaunchKernelEx(CUkernel), 896 B args", stream, small, 128, 0);
+    runtime_ex<256>("runtime cudaLaunchKernelEx, 256 B, 32 CTAs, dependent", stream, small, 128, 0, true);
+    runtime_ex<896>("runtime cudaLaunchKernelEx, 896 B, 512 CTAs, 200 KB, dependent", stream, wide, 384, ws_smem, true);
 
     // The per-call queries, 200 per burst like the launches.
     int device = 0;
