@@ -15,7 +15,7 @@
 // (docs/benchmarks/2026-11-27-h100-dependent-launch.md): every launch but the persistent one is
 // a dependent, and none calls allow_dependent_launch, so a dependent of theirs is scheduled once
 // all their CTAs have exited, before the grid's completion is signalled. Small launches gain
-// 3-5% of their time by graph replay (the seed suite's B1 and B2 H8). Letting dependents launch
+// 3-6% of their time by graph replay (the seed suite's B1 to B4 H8). Letting dependents launch
 // from the start of a CTA, or from the end of its key loop, schedules the next grid while this
 // one runs: its CTAs then take whatever SM room is left at that moment and pile onto the SMs
 // that had it, and one-wave and causal launches ran up to 32% slower (from the start) or 5%
