@@ -245,7 +245,12 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
 
     // The combine kernel (launched as this grid's programmatic dependent) may be scheduled once
     // every CTA of this grid has started; it waits for this grid's completion before reading.
-    allow_dependent_launch();
+    // Without a combine the next kernel is not let in early: scheduled while this grid runs, its
+    // CTAs would pile onto the SMs that have room at that moment (common/launch.cuh).
+    if (p.num_splits > 1) allow_dependent_launch();
+    // Launched as a programmatic dependent itself (common/launch.cuh): nothing in global memory
+    // is touched before the kernel ahead on the stream is done.
+    wait_for_prerequisite_grids();
     const int split = blockIdx.x;
     const int row_blocks = gridDim.y / p.heads_kv;
     const int kv_head = blockIdx.y / row_blocks;
@@ -654,25 +659,34 @@ template <typename Traits>
 cudaError_t launch_rows(const FlashAttnDecodeParams &p, cudaStream_t stream) {
     const int total_rows = (p.heads_q / p.heads_kv) * p.seqlen_q;
     const int row_blocks = (total_rows + Traits::kRows - 1) / Traits::kRows;
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(p.num_splits, p.heads_kv * row_blocks, p.batch);
-    config.blockDim = dim3(kThreads);
-    config.stream = stream;
-    cudaError_t err = cudaLaunchKernelEx(&config, decode_kernel<Traits>, p);
-    if (err != cudaSuccess || p.num_splits == 1) return err;
-    // One CTA per query row (at most i32::MAX rows: the Rust layer checks).
-    config.gridDim = dim3(static_cast<unsigned>(int64_t{p.batch} * p.heads_q * p.seqlen_q));
-    config.blockDim = dim3(kThreads);
-    // Its CTAs get resident while the split kernel's last CTAs run, instead of launching after
-    // the split kernel has drained (the gap is a few microseconds of a short decode call).
-    const auto combine = combine_kernel<typename Traits::Element, Traits::kHeadDim>;
-    // FLASHATTN_DECODE_SERIAL_COMBINE=1 launches it plainly, to time the difference.
-    static KernelFacts facts;
     cudaLaunchAttribute overlap = {};
     overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     overlap.val.programmaticStreamSerializationAllowed = 1;
     int device = -1;
     if (cudaGetDevice(&device) != cudaSuccess) (void)cudaGetLastError();
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(p.num_splits, p.heads_kv * row_blocks, p.batch);
+    config.blockDim = dim3(kThreads);
+    config.stream = stream;
+    // A dependent of the kernel ahead on the stream, as the forward kernels are;
+    // FLASHATTN_DECODE_SERIAL_LAUNCH=1 launches it plainly.
+    static KernelFacts split_facts;
+    if (may_launch_as_dependent(decode_kernel<Traits>, device, split_facts, "FLASHATTN_DECODE_SERIAL_LAUNCH")) {
+        config.attrs = &overlap;
+        config.numAttrs = 1;
+    }
+    cudaError_t err = cudaLaunchKernelEx(&config, decode_kernel<Traits>, p);
+    if (err != cudaSuccess || p.num_splits == 1) return err;
+    // One CTA per query row (at most i32::MAX rows: the Rust layer checks).
+    config.gridDim = dim3(static_cast<unsigned>(int64_t{p.batch} * p.heads_q * p.seqlen_q));
+    config.blockDim = dim3(kThreads);
+    config.attrs = nullptr;
+    config.numAttrs = 0;
+    // Its CTAs get resident while the split kernel's last CTAs run, instead of launching after
+    // the split kernel has drained (the gap is a few microseconds of a short decode call).
+    const auto combine = combine_kernel<typename Traits::Element, Traits::kHeadDim>;
+    // FLASHATTN_DECODE_SERIAL_COMBINE=1 launches it plainly, to time the difference.
+    static KernelFacts facts;
     if (may_launch_as_dependent(combine, device, facts, "FLASHATTN_DECODE_SERIAL_COMBINE")) {
         config.attrs = &overlap;
         config.numAttrs = 1;
