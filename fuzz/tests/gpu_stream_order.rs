@@ -1,16 +1,17 @@
-//! Forward calls back to back on one stream see each other's results. On sm_90 and later every
-//! forward kernel is launched as a programmatic dependent of the kernel ahead of it: its CTAs
-//! may be resident while that kernel still runs, and must touch no global memory until it is
-//! done (cuda-src/common/launch.cuh). Two orders are checked against the same calls with the
-//! host waiting for each one before launching the next (where nothing can overlap), bit for
-//! bit: a chain whose every call reads the previous call's O as its Q (read after write), and a
-//! short call whose O overwrites part of the K that a long call launched just before it reads
-//! last (write after read). Run on a GPU with `--include-ignored`.
+//! Forward and decode calls back to back on one stream see each other's results. On sm_90 and
+//! later the forward kernels and the decode split kernel are launched as programmatic dependents
+//! of the kernel ahead of them: they are launched while that kernel still runs, and must touch
+//! no global memory until it is done (cuda-src/common/launch.cuh). Two orders are checked against
+//! the same calls with the host waiting for each one before launching the next (where nothing can
+//! overlap), bit for bit: chains whose every call reads the previous call's O as its Q (read
+//! after write; decode with and without its combine kernel), and a short call whose O overwrites
+//! part of the K that a long call launched just before it reads last (write after read). Run on
+//! a GPU with `--include-ignored`.
 
 use std::sync::Arc;
 
 use cudarc::driver::{CudaSlice, CudaStream};
-use flashattn::{AttentionParams, DType, Strides, Tensor, TensorMut};
+use flashattn::{AttentionParams, DType, DecodeParams, PagedKv, Strides, Tensor, TensorMut};
 use flashattn_fuzz::harness::{TestElement, gpu_stream};
 use flashattn_ref as reference;
 use half::{bf16, f16};
@@ -133,6 +134,98 @@ fn overwrite_after_read<T: TestElement>(
         written,
         [first.config.name, second.config.name],
     )
+}
+
+/// `calls` decode calls, each reading the previous call's O as its one query row per head (the
+/// first reads `q`), against a contiguous cache, with `splits` key splits (1: the split kernel
+/// writes O itself; more: a combine kernel follows it); every O.
+fn decode_chain<T: TestElement>(
+    stream: &Arc<CudaStream>,
+    p: &DecodeParams,
+    (q, k, v): (&[T], &[T], &[T]),
+    calls: usize,
+    issue: Issue,
+) -> Vec<Vec<T>> {
+    let facts = flashattn::device_facts(stream.context()).unwrap();
+    let qs = Strides::bshd(1, p.heads_q, p.head_dim);
+    let ks = Strides::bshd(p.seqlen_k, p.heads_kv, p.head_dim);
+    let q = stream.clone_htod(q).unwrap();
+    let (k, v) = (stream.clone_htod(k).unwrap(), stream.clone_htod(v).unwrap());
+    let splits = p.num_splits.unwrap_or(1);
+    let mut ws: CudaSlice<f32> = stream
+        .alloc_zeros(flashattn::decode_workspace_len(p, splits).max(1))
+        .unwrap();
+    let mut outs: Vec<CudaSlice<T>> = (0..calls).map(|_| poisoned(stream, q.len())).collect();
+    stream.synchronize().unwrap();
+    for i in 0..calls {
+        let (before, rest) = outs.split_at_mut(i);
+        let input = if i == 0 { &q } else { &before[i - 1] };
+        flashattn::decode(
+            stream,
+            &facts,
+            p,
+            Tensor::new(input, qs),
+            Tensor::new(&k, ks),
+            Tensor::new(&v, ks),
+            None::<PagedKv<'_, CudaSlice<i32>>>,
+            None::<&CudaSlice<i32>>,
+            TensorMut::new(&mut rest[0], qs),
+            None,
+            Some(&mut ws),
+        )
+        .unwrap();
+        if issue == Issue::Serial {
+            stream.synchronize().unwrap();
+        }
+    }
+    stream.synchronize().unwrap();
+    outs.iter().map(|o| stream.clone_dtoh(o).unwrap()).collect()
+}
+
+fn decode_chains<T: TestElement>(stream: &Arc<CudaStream>, failures: &mut Vec<String>) -> usize {
+    let dtype = T::DTYPE;
+    let mut cases = 0;
+    for (i, &(batch, seqlen_k, heads_q, heads_kv, head_dim, splits)) in [
+        (4, 4096, 32, 8, 128, 1),
+        (1, 8192, 32, 8, 128, 8),
+        (2, 1023, 8, 8, 64, 3),
+    ]
+    .iter()
+    .enumerate()
+    {
+        if !flashattn::compiled_head_dims(dtype).contains(&head_dim) {
+            continue;
+        }
+        let p = DecodeParams {
+            num_splits: Some(splits),
+            ..DecodeParams::new(batch, seqlen_k, heads_q, heads_kv, head_dim)
+        };
+        let mut rng = StdRng::seed_from_u64(80 + i as u64);
+        let (nq, nk) = (
+            batch * heads_q * head_dim,
+            batch * seqlen_k * heads_kv * head_dim,
+        );
+        let (q, k, v) = (
+            random::<T>(&mut rng, nq),
+            random(&mut rng, nk),
+            random(&mut rng, nk),
+        );
+        let fast = decode_chain(stream, &p, (&q, &k, &v), 4, Issue::BackToBack);
+        let serial = decode_chain(stream, &p, (&q, &k, &v), 4, Issue::Serial);
+        cases += 1;
+        let name = format!("{dtype} decode {p:?}");
+        println!("stream order: decode chain of 4 on {name}");
+        if let Some(bad) = fast.iter().position(|o| !all_finite(o)) {
+            failures.push(format!(
+                "{name}: call {bad} back to back left non-finite output"
+            ));
+        } else if let Some(bad) = (0..fast.len()).find(|&c| !same_bits(&fast[c], &serial[c])) {
+            failures.push(format!(
+                "{name}: call {bad} back to back differs from the serial run"
+            ));
+        }
+    }
+    cases
 }
 
 fn same_bits<T: TestElement>(a: &[T], b: &[T]) -> bool {
@@ -267,10 +360,14 @@ fn calls_back_to_back_see_each_others_results() {
     for dtype in [DType::F16, DType::BF16] {
         cases += match dtype {
             DType::F16 => {
-                chains::<f16>(&stream, &mut failures) + overwrites::<f16>(&stream, &mut failures)
+                chains::<f16>(&stream, &mut failures)
+                    + overwrites::<f16>(&stream, &mut failures)
+                    + decode_chains::<f16>(&stream, &mut failures)
             }
             DType::BF16 => {
-                chains::<bf16>(&stream, &mut failures) + overwrites::<bf16>(&stream, &mut failures)
+                chains::<bf16>(&stream, &mut failures)
+                    + overwrites::<bf16>(&stream, &mut failures)
+                    + decode_chains::<bf16>(&stream, &mut failures)
             }
         };
     }
