@@ -43,7 +43,7 @@ __device__ __forceinline__ void wait_for_prerequisite_grids() {
 
 // Lets the next kernel on the stream, if launched as a dependent, be scheduled once every CTA
 // of this grid has run this (or exited), instead of after the grid completes. The decode split
-// kernel calls it for its combine kernel; the forward kernels do not (above).
+// kernel calls it when its combine kernel follows; the forward kernels do not (above).
 __device__ __forceinline__ void allow_dependent_launch() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");

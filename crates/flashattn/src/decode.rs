@@ -420,6 +420,11 @@ pub fn check_block_table(
 /// block table; `seqlens_k` (int32 `[batch]`) gives each sequence's key count (else all have
 /// `params.seqlen_k`); `workspace` holds at least [`decode_workspace_len`] f32 for the split
 /// count [`decode_splits`] picks. Validated first; asynchronous.
+///
+/// On sm_90 and later the kernels are launched as programmatic dependents, as [`crate::forward`]'s
+/// are: the split kernel of the kernel ahead of it on the stream, the combine kernel of the split
+/// kernel; each waits for its predecessor (and its writes) before touching memory.
+/// `FLASHATTN_DECODE_SERIAL_LAUNCH=1` and `FLASHATTN_DECODE_SERIAL_COMBINE=1` launch them plainly.
 #[allow(clippy::too_many_arguments)]
 pub fn decode<T, Q, K, V, O, B, L, W>(
     stream: &CudaStream,
