@@ -97,25 +97,27 @@ inline bool encode_bshd_map(CUtensorMap *map, FlashAttnDtype dtype, const void *
                             int box_rows) {
     const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
     if (!encode) return false;
-    const cuuint64_t dims[4] = {static_cast<cuuint64_t>(head_dim), static_cast<cuuint64_t>(rows),
-                                static_cast<cuuint64_t>(heads), static_cast<cuuint64_t>(batch)};
+    const CUtensorMapDataType type =
+        dtype == FLASHATTN_DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    // The key is the encoder's arguments themselves: its extents and strides are handed over.
+    TensorMapKey key{base,
+                     {static_cast<cuuint64_t>(head_dim), static_cast<cuuint64_t>(rows),
+                      static_cast<cuuint64_t>(heads), static_cast<cuuint64_t>(batch)},
+                     {},
+                     static_cast<uint32_t>(box_rows),
+                     static_cast<uint32_t>(type)};
     // The strides of dimensions 1-3 in bytes. A dimension of extent one is never stepped, so its
     // stride only has to be legal (a positive multiple of 16 below 2^40).
     const int64_t element_strides[3] = {row_stride, head_stride, batch_stride};
-    cuuint64_t strides[3];
     for (int i = 0; i < 3; ++i) {
         const int64_t bytes = element_strides[i] * 2;
-        if (dims[i + 1] == 1) {
-            strides[i] = 16;
+        if (key.dims[i + 1] == 1) {
+            key.strides[i] = 16;
         } else {
             if (bytes <= 0 || bytes % 16 != 0 || bytes >= (int64_t{1} << 40)) return false;
-            strides[i] = static_cast<cuuint64_t>(bytes);
+            key.strides[i] = static_cast<cuuint64_t>(bytes);
         }
     }
-    const CUtensorMapDataType type =
-        dtype == FLASHATTN_DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-    const TensorMapKey key{base, {dims[0], dims[1], dims[2], dims[3]}, {strides[0], strides[1], strides[2]},
-                           static_cast<uint32_t>(box_rows), static_cast<uint32_t>(type)};
     TensorMapMemo::Table &memo = TensorMapMemo::table();
     if (const TensorMapMemo::Slot *hit = TensorMapMemo::find(memo, key)) {
         *map = hit->map;
@@ -123,7 +125,7 @@ inline bool encode_bshd_map(CUtensorMap *map, FlashAttnDtype dtype, const void *
     }
     const cuuint32_t box[4] = {64, static_cast<cuuint32_t>(box_rows), 1, 1};
     const cuuint32_t unit[4] = {1, 1, 1, 1};
-    if (encode(map, type, 4, const_cast<void *>(base), dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
+    if (encode(map, type, 4, const_cast<void *>(base), key.dims, key.strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
                CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
         return false;
