@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use cudarc::driver::{CudaSlice, CudaStream};
-use flashattn::{AttentionParams, DType, DecodeParams, PagedKv, Strides, Tensor, TensorMut};
+use flashattn::{AttentionParams, DecodeParams, PagedKv, Strides, Tensor, TensorMut};
 use flashattn_fuzz::harness::{TestElement, gpu_stream};
 use flashattn_ref as reference;
 use half::{bf16, f16};
@@ -45,8 +45,32 @@ enum Issue {
     Serial,
 }
 
-/// `calls` calls, each reading the previous call's O as its Q (the first reads `q`); every O.
-/// Also the configuration the calls ran.
+/// `calls` calls issued by `issue`, each reading the previous call's output as its input (the
+/// first reads `q`); every output, downloaded. `call(input, output)` launches one; each output
+/// starts poisoned.
+fn run_chain<T: TestElement>(
+    stream: &Arc<CudaStream>,
+    q: &[T],
+    calls: usize,
+    issue: Issue,
+    mut call: impl FnMut(&CudaSlice<T>, &mut CudaSlice<T>),
+) -> Vec<Vec<T>> {
+    let q = stream.clone_htod(q).unwrap();
+    let mut outs: Vec<CudaSlice<T>> = (0..calls).map(|_| poisoned(stream, q.len())).collect();
+    stream.synchronize().unwrap();
+    for i in 0..calls {
+        let (before, rest) = outs.split_at_mut(i);
+        call(if i == 0 { &q } else { &before[i - 1] }, &mut rest[0]);
+        if issue == Issue::Serial {
+            stream.synchronize().unwrap();
+        }
+    }
+    stream.synchronize().unwrap();
+    outs.iter().map(|o| stream.clone_dtoh(o).unwrap()).collect()
+}
+
+/// A forward chain (run_chain: each call's Q is the previous call's O); every O, and the
+/// configuration the calls ran.
 fn chain<T: TestElement>(
     stream: &Arc<CudaStream>,
     p: &AttentionParams,
@@ -56,31 +80,21 @@ fn chain<T: TestElement>(
 ) -> (Vec<Vec<T>>, &'static str) {
     let qs = Strides::bshd(p.seqlen_q, p.heads_q, p.head_dim);
     let ks = Strides::bshd(p.seqlen_k, p.heads_kv, p.head_dim);
-    let q = stream.clone_htod(q).unwrap();
     let (k, v) = (stream.clone_htod(k).unwrap(), stream.clone_htod(v).unwrap());
-    let mut outs: Vec<CudaSlice<T>> = (0..calls).map(|_| poisoned(stream, q.len())).collect();
-    stream.synchronize().unwrap();
     let mut config = "";
-    for i in 0..calls {
-        let (before, rest) = outs.split_at_mut(i);
-        let input = if i == 0 { &q } else { &before[i - 1] };
+    let outs = run_chain(stream, q, calls, issue, |input, output| {
         let info = flashattn::forward(
             stream,
             p,
             Tensor::new(input, qs),
             Tensor::new(&k, ks),
             Tensor::new(&v, ks),
-            TensorMut::new(&mut rest[0], qs),
+            TensorMut::new(output, qs),
             None,
         )
         .unwrap();
         config = info.config.name;
-        if issue == Issue::Serial {
-            stream.synchronize().unwrap();
-        }
-    }
-    stream.synchronize().unwrap();
-    let outs = outs.iter().map(|o| stream.clone_dtoh(o).unwrap()).collect();
+    });
     (outs, config)
 }
 
@@ -136,9 +150,9 @@ fn overwrite_after_read<T: TestElement>(
     )
 }
 
-/// `calls` decode calls, each reading the previous call's O as its one query row per head (the
-/// first reads `q`), against a contiguous cache, with `splits` key splits (1: the split kernel
-/// writes O itself; more: a combine kernel follows it); every O.
+/// A decode chain (run_chain: each call's one query row per head is the previous call's O)
+/// against a contiguous cache, with `p.num_splits` key splits (1: the split kernel writes O
+/// itself; more: a combine kernel follows it); every O.
 fn decode_chain<T: TestElement>(
     stream: &Arc<CudaStream>,
     p: &DecodeParams,
@@ -149,17 +163,12 @@ fn decode_chain<T: TestElement>(
     let facts = flashattn::device_facts(stream.context()).unwrap();
     let qs = Strides::bshd(1, p.heads_q, p.head_dim);
     let ks = Strides::bshd(p.seqlen_k, p.heads_kv, p.head_dim);
-    let q = stream.clone_htod(q).unwrap();
     let (k, v) = (stream.clone_htod(k).unwrap(), stream.clone_htod(v).unwrap());
     let splits = p.num_splits.unwrap_or(1);
     let mut ws: CudaSlice<f32> = stream
         .alloc_zeros(flashattn::decode_workspace_len(p, splits).max(1))
         .unwrap();
-    let mut outs: Vec<CudaSlice<T>> = (0..calls).map(|_| poisoned(stream, q.len())).collect();
-    stream.synchronize().unwrap();
-    for i in 0..calls {
-        let (before, rest) = outs.split_at_mut(i);
-        let input = if i == 0 { &q } else { &before[i - 1] };
+    run_chain(stream, q, calls, issue, |input, output| {
         flashattn::decode(
             stream,
             &facts,
@@ -169,17 +178,12 @@ fn decode_chain<T: TestElement>(
             Tensor::new(&v, ks),
             None::<PagedKv<'_, CudaSlice<i32>>>,
             None::<&CudaSlice<i32>>,
-            TensorMut::new(&mut rest[0], qs),
+            TensorMut::new(output, qs),
             None,
             Some(&mut ws),
         )
         .unwrap();
-        if issue == Issue::Serial {
-            stream.synchronize().unwrap();
-        }
-    }
-    stream.synchronize().unwrap();
-    outs.iter().map(|o| stream.clone_dtoh(o).unwrap()).collect()
+    })
 }
 
 fn decode_chains<T: TestElement>(stream: &Arc<CudaStream>, failures: &mut Vec<String>) -> usize {
@@ -200,29 +204,18 @@ fn decode_chains<T: TestElement>(stream: &Arc<CudaStream>, failures: &mut Vec<St
             num_splits: Some(splits),
             ..DecodeParams::new(batch, seqlen_k, heads_q, heads_kv, head_dim)
         };
-        let mut rng = StdRng::seed_from_u64(80 + i as u64);
-        let (nq, nk) = (
+        let (q, k, v) = random_qkv::<T>(
+            80 + i as u64,
             batch * heads_q * head_dim,
             batch * seqlen_k * heads_kv * head_dim,
-        );
-        let (q, k, v) = (
-            random::<T>(&mut rng, nq),
-            random(&mut rng, nk),
-            random(&mut rng, nk),
         );
         let fast = decode_chain(stream, &p, (&q, &k, &v), 4, Issue::BackToBack);
         let serial = decode_chain(stream, &p, (&q, &k, &v), 4, Issue::Serial);
         cases += 1;
         let name = format!("{dtype} decode {p:?}");
         println!("stream order: decode chain of 4 on {name}");
-        if let Some(bad) = fast.iter().position(|o| !all_finite(o)) {
-            failures.push(format!(
-                "{name}: call {bad} back to back left non-finite output"
-            ));
-        } else if let Some(bad) = (0..fast.len()).find(|&c| !same_bits(&fast[c], &serial[c])) {
-            failures.push(format!(
-                "{name}: call {bad} back to back differs from the serial run"
-            ));
+        if let Some(e) = first_difference(&fast, &serial, |i| format!("call {i}")) {
+            failures.push(format!("{name}: {e}"));
         }
     }
     cases
@@ -230,6 +223,31 @@ fn decode_chains<T: TestElement>(stream: &Arc<CudaStream>, failures: &mut Vec<St
 
 fn same_bits<T: TestElement>(a: &[T], b: &[T]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.bits() == y.bits())
+}
+
+/// What is wrong with the outputs of a back-to-back run against the serial run's, output by
+/// output (`what(i)` names output i), or None.
+fn first_difference<T: TestElement>(
+    fast: &[Vec<T>],
+    serial: &[Vec<T>],
+    what: impl Fn(usize) -> String,
+) -> Option<String> {
+    if let Some(bad) = fast.iter().position(|o| !all_finite(o)) {
+        return Some(format!("{} back to back is not finite", what(bad)));
+    }
+    (0..fast.len())
+        .find(|&i| !same_bits(&fast[i], &serial[i]))
+        .map(|bad| format!("{} back to back differs from the serial run", what(bad)))
+}
+
+/// Q (`nq` elements), K and V (`nk` each), uniform in [-2, 2), from `seed`.
+fn random_qkv<T: TestElement>(seed: u64, nq: usize, nk: usize) -> (Vec<T>, Vec<T>, Vec<T>) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (
+        random(&mut rng, nq),
+        random(&mut rng, nk),
+        random(&mut rng, nk),
+    )
 }
 
 fn chains<T: TestElement>(stream: &Arc<CudaStream>, failures: &mut Vec<String>) -> usize {
@@ -254,29 +272,18 @@ fn chains<T: TestElement>(stream: &Arc<CudaStream>, failures: &mut Vec<String>) 
             causal,
             ..AttentionParams::new(batch, seqlen, seqlen, heads_q, head_dim)
         };
-        let mut rng = StdRng::seed_from_u64(70 + i as u64);
-        let (nq, nk) = (
+        let (q, k, v) = random_qkv::<T>(
+            70 + i as u64,
             batch * seqlen * heads_q * head_dim,
             batch * seqlen * heads_kv * head_dim,
-        );
-        let (q, k, v) = (
-            random::<T>(&mut rng, nq),
-            random(&mut rng, nk),
-            random(&mut rng, nk),
         );
         let (fast, config) = chain(stream, &p, (&q, &k, &v), 4, Issue::BackToBack);
         let (serial, _) = chain(stream, &p, (&q, &k, &v), 4, Issue::Serial);
         cases += 1;
         let name = format!("{dtype} {p:?} ({config})");
         println!("stream order: chain of 4 on {name}");
-        if let Some(bad) = fast.iter().position(|o| !all_finite(o)) {
-            failures.push(format!(
-                "{name}: call {bad} back to back left non-finite output"
-            ));
-        } else if let Some(bad) = (0..fast.len()).find(|&c| !same_bits(&fast[c], &serial[c])) {
-            failures.push(format!(
-                "{name}: call {bad} back to back differs from the serial run"
-            ));
+        if let Some(e) = first_difference(&fast, &serial, |i| format!("call {i}")) {
+            failures.push(format!("{name}: {e}"));
         }
         // The serial run itself is right: its first call against the reference (the later
         // calls are the same kernel on other inputs).
@@ -321,13 +328,8 @@ fn overwrites<T: TestElement>(stream: &Arc<CudaStream>, failures: &mut Vec<Strin
     // the short call overwrites (batch 0's first 64 keys) are read at the end of each walk.
     let long = AttentionParams::new(2, 4096, 4096, 8, 128);
     let short = AttentionParams::new(1, 64, 64, 8, 128);
-    let mut rng = StdRng::seed_from_u64(90);
     let n = 2 * 4096 * 8 * 128;
-    let (q, k, v) = (
-        random::<T>(&mut rng, n),
-        random(&mut rng, n),
-        random(&mut rng, n),
-    );
+    let (q, k, v) = random_qkv::<T>(90, n, n);
     let (fast_o, fast_written, configs) =
         overwrite_after_read(stream, (&long, &short), (&q, &k, &v), Issue::BackToBack);
     let (serial_o, serial_written, _) =
@@ -337,18 +339,21 @@ fn overwrites<T: TestElement>(stream: &Arc<CudaStream>, failures: &mut Vec<Strin
         configs[0], configs[1]
     );
     println!("stream order: overwrite after read on {name}");
-    if !all_finite(&fast_o) || !all_finite(&fast_written) {
-        failures.push(format!("{name}: non-finite output"));
-    } else if !same_bits(&fast_o, &serial_o) {
-        failures.push(format!(
-            "{name}: the long call's O differs from the serial run"
-        ));
-    } else if !same_bits(&fast_written, &serial_written) {
-        failures.push(format!(
-            "{name}: the short call's O differs from the serial run"
-        ));
+    let outputs = |i: usize| ["the long call's O", "the short call's O"][i].to_string();
+    if let Some(e) = first_difference(
+        &[fast_o, fast_written],
+        &[serial_o, serial_written],
+        outputs,
+    ) {
+        failures.push(format!("{name}: {e}"));
     }
     1
+}
+
+fn every_case<T: TestElement>(stream: &Arc<CudaStream>, failures: &mut Vec<String>) -> usize {
+    chains::<T>(stream, failures)
+        + overwrites::<T>(stream, failures)
+        + decode_chains::<T>(stream, failures)
 }
 
 #[test]
@@ -356,21 +361,8 @@ fn overwrites<T: TestElement>(stream: &Arc<CudaStream>, failures: &mut Vec<Strin
 fn calls_back_to_back_see_each_others_results() {
     let stream = gpu_stream().expect("a CUDA GPU");
     let mut failures = Vec::new();
-    let mut cases = 0;
-    for dtype in [DType::F16, DType::BF16] {
-        cases += match dtype {
-            DType::F16 => {
-                chains::<f16>(&stream, &mut failures)
-                    + overwrites::<f16>(&stream, &mut failures)
-                    + decode_chains::<f16>(&stream, &mut failures)
-            }
-            DType::BF16 => {
-                chains::<bf16>(&stream, &mut failures)
-                    + overwrites::<bf16>(&stream, &mut failures)
-                    + decode_chains::<bf16>(&stream, &mut failures)
-            }
-        };
-    }
+    let cases =
+        every_case::<f16>(&stream, &mut failures) + every_case::<bf16>(&stream, &mut failures);
     println!("stream order: {cases} cases, {} failed", failures.len());
     assert!(cases > 0, "no head dim of the cases is compiled");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
