@@ -40,6 +40,8 @@ pub struct Protocol {
     pub modes: Vec<String>,
     /// Decode shapes: this many key-range parts instead of [`flashattn::decode_splits`]'s.
     pub decode_splits: Option<usize>,
+    /// Our calls store O only, not LSE (what SDPA's inference calls return).
+    pub no_lse: bool,
 }
 
 impl Default for Protocol {
@@ -50,6 +52,7 @@ impl Default for Protocol {
             graph_calls: 20,
             modes: vec![MODE_EVENTS.into(), MODE_GRAPH.into()],
             decode_splits: None,
+            no_lse: false,
         }
     }
 }
@@ -118,6 +121,7 @@ impl Gpu {
         let run = || -> Result<Vec<BenchResult>, flashattn::Error> {
             let cold = proto.modes.iter().any(|m| m == MODE_COLD);
             let mut w = self.workload_split(shape, choice.clone(), cold, proto.decode_splits)?;
+            w.with_lse = !proto.no_lse;
             proto
                 .modes
                 .iter()
@@ -271,6 +275,7 @@ impl Gpu {
             sets,
             buffers,
             lse: self.stream.alloc_zeros::<f32>(shape.heads_q * tokens)?,
+            with_lse: true,
         })
     }
 
@@ -437,6 +442,8 @@ pub struct Workload {
     sets: usize,
     buffers: Buffers,
     lse: CudaSlice<f32>,
+    /// Whether the calls store LSE (they do unless told otherwise).
+    pub with_lse: bool,
     /// The configuration the last launch ran (what the kernel choice resolved to; `decode` for
     /// the decode path, which has one kernel).
     pub last_config: Option<&'static str>,
@@ -450,7 +457,7 @@ impl Workload {
             call: &mut Call,
             qs: Strides,
             s: &mut InputSet<T>,
-            lse: &mut CudaSlice<f32>,
+            lse: Option<&mut CudaSlice<f32>>,
         ) -> Result<&'static str, flashattn::Error> {
             match call {
                 Call::Forward {
@@ -465,7 +472,7 @@ impl Workload {
                     Tensor::new(&s.k, *kvs),
                     Tensor::new(&s.v, *kvs),
                     TensorMut::new(&mut s.o, qs),
-                    Some(lse),
+                    lse,
                     HeadVectors {
                         alibi_slopes: slopes.as_ref(),
                         sinks: sinks.as_ref(),
@@ -486,7 +493,7 @@ impl Workload {
                     Tensor::new(&s.k, *kvs),
                     Tensor::new(&s.v, *kvs),
                     TensorMut::new(&mut s.o, qs),
-                    Some(lse),
+                    lse,
                     HeadVectors::none(),
                 )?
                 .config
@@ -514,7 +521,7 @@ impl Workload {
                         paged,
                         None::<&CudaSlice<i32>>,
                         TensorMut::new(&mut s.o, qs),
-                        Some(lse),
+                        lse,
                         Some(workspace),
                     )?;
                     Ok("decode")
@@ -523,8 +530,20 @@ impl Workload {
         }
         let i = set % self.sets;
         let name = match &mut self.buffers {
-            Buffers::F16(sets) => go(stream, &mut self.call, self.qs, &mut sets[i], &mut self.lse),
-            Buffers::BF16(sets) => go(stream, &mut self.call, self.qs, &mut sets[i], &mut self.lse),
+            Buffers::F16(sets) => go(
+                stream,
+                &mut self.call,
+                self.qs,
+                &mut sets[i],
+                self.with_lse.then_some(&mut self.lse),
+            ),
+            Buffers::BF16(sets) => go(
+                stream,
+                &mut self.call,
+                self.qs,
+                &mut sets[i],
+                self.with_lse.then_some(&mut self.lse),
+            ),
         }?;
         self.last_config = Some(name);
         Ok(())

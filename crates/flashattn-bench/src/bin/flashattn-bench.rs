@@ -85,6 +85,10 @@ struct RunArgs {
     /// count (to time the split rule against others; give a --label).
     #[arg(long, value_parser = RangedU64ValueParser::<usize>::new().range(1..65536))]
     decode_splits: Option<usize>,
+    /// Our calls store O only, not LSE (SDPA's inference calls return O only). Give a --label
+    /// to gate it against calls that store LSE.
+    #[arg(long)]
+    no_lse: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -180,6 +184,7 @@ fn run(args: &RunArgs) -> i32 {
         iters: args.iters,
         modes: args.modes.clone(),
         decode_splits: args.decode_splits,
+        no_lse: args.no_lse,
         ..Protocol::default()
     };
     let Some((facts, gpu)) = open_gpu() else {
