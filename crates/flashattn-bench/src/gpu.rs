@@ -121,7 +121,9 @@ impl Gpu {
         let run = || -> Result<Vec<BenchResult>, flashattn::Error> {
             let cold = proto.modes.iter().any(|m| m == MODE_COLD);
             let mut w = self.workload_split(shape, choice.clone(), cold, proto.decode_splits)?;
-            w.with_lse = !proto.no_lse;
+            if proto.no_lse {
+                w.without_lse();
+            }
             proto
                 .modes
                 .iter()
@@ -274,8 +276,7 @@ impl Gpu {
             qs,
             sets,
             buffers,
-            lse: self.stream.alloc_zeros::<f32>(shape.heads_q * tokens)?,
-            with_lse: true,
+            lse: Some(self.stream.alloc_zeros::<f32>(shape.heads_q * tokens)?),
         })
     }
 
@@ -441,15 +442,19 @@ pub struct Workload {
     qs: Strides,
     sets: usize,
     buffers: Buffers,
-    lse: CudaSlice<f32>,
-    /// Whether the calls store LSE (they do unless told otherwise).
-    pub with_lse: bool,
+    /// Where the calls store LSE; `None`: they store O only ([`Workload::without_lse`]).
+    lse: Option<CudaSlice<f32>>,
     /// The configuration the last launch ran (what the kernel choice resolved to; `decode` for
     /// the decode path, which has one kernel).
     pub last_config: Option<&'static str>,
 }
 
 impl Workload {
+    /// From now on the calls store O only, not LSE (what SDPA's inference calls return).
+    pub fn without_lse(&mut self) {
+        self.lse = None;
+    }
+
     /// Launch once on `stream` with input set `set` (asynchronous).
     pub fn launch(&mut self, stream: &Arc<CudaStream>, set: usize) -> Result<(), flashattn::Error> {
         fn go<T: flashattn::Element>(
@@ -529,21 +534,10 @@ impl Workload {
             }
         }
         let i = set % self.sets;
+        let lse = self.lse.as_mut();
         let name = match &mut self.buffers {
-            Buffers::F16(sets) => go(
-                stream,
-                &mut self.call,
-                self.qs,
-                &mut sets[i],
-                self.with_lse.then_some(&mut self.lse),
-            ),
-            Buffers::BF16(sets) => go(
-                stream,
-                &mut self.call,
-                self.qs,
-                &mut sets[i],
-                self.with_lse.then_some(&mut self.lse),
-            ),
+            Buffers::F16(sets) => go(stream, &mut self.call, self.qs, &mut sets[i], lse),
+            Buffers::BF16(sets) => go(stream, &mut self.call, self.qs, &mut sets[i], lse),
         }?;
         self.last_config = Some(name);
         Ok(())
