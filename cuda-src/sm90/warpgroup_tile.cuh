@@ -77,14 +77,14 @@ struct WarpgroupTile {
     // S = Q K^T for the key tile at shared address k_tile: [64, kBlockN] for this warpgroup,
     // both operands K-major; a k16 step is 32 bytes along the swizzled row, or the next atom.
     __device__ __forceinline__ void issue_qk(Scores &acc_s, uint32_t q_tile, uint32_t k_tile) const {
+        const Sw128Desc q_desc(q_tile + warpgroup * 64 * kAtomRowBytes, 16, kSwizzleBytes);
+        const Sw128Desc k_desc(k_tile, 16, kSwizzleBytes);
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < Traits::kQKSteps; ++ks) {
-            const uint32_t q_addr =
-                q_tile + (ks / 4) * kBlockM * kAtomRowBytes + warpgroup * 64 * kAtomRowBytes + (ks % 4) * 32;
-            const uint32_t k_addr = k_tile + (ks / 4) * kBlockN * kAtomRowBytes + (ks % 4) * 32;
-            Wgmma<Element>::ss(acc_s, sw128_desc(q_addr, 16, kSwizzleBytes), sw128_desc(k_addr, 16, kSwizzleBytes),
-                               ks > 0);
+            const uint32_t q_step = (ks / 4) * kBlockM * kAtomRowBytes + (ks % 4) * 32;
+            const uint32_t k_step = (ks / 4) * kBlockN * kAtomRowBytes + (ks % 4) * 32;
+            Wgmma<Element>::ss(acc_s, q_desc.at(q_step), k_desc.at(k_step), ks > 0);
         }
         wgmma_commit();
     }
@@ -171,15 +171,15 @@ struct WarpgroupTile {
     // atoms are consecutive n8 tiles of one accumulator, and the descriptor's leading offset
     // walks V's atoms.
     __device__ __forceinline__ void issue_pv(PFrag &p_frag, uint32_t v_tile) {
+        const Sw128Desc v_desc(v_tile, kBlockN * kAtomRowBytes, kSwizzleBytes);
         hold(p_frag);
         wgmma_fence();
 #pragma unroll
         for (int a = 0; a < kAtoms; a += kPVAtoms)
 #pragma unroll
             for (int kk = 0; kk < Traits::kPVSteps; ++kk) {
-                const uint32_t v_addr = v_tile + a * kBlockN * kAtomRowBytes + kk * 16 * kAtomRowBytes;
                 auto &o_cols = *reinterpret_cast<float(*)[kPVAtoms * 8][4]>(&acc_o[a]);
-                Wgmma<Element>::rs(o_cols, p_frag[kk], sw128_desc(v_addr, kBlockN * kAtomRowBytes, kSwizzleBytes));
+                Wgmma<Element>::rs(o_cols, p_frag[kk], v_desc.at(a * kBlockN * kAtomRowBytes + kk * 16 * kAtomRowBytes));
             }
         wgmma_commit();
     }

@@ -25,11 +25,26 @@ __host__ __device__ constexpr uint32_t sw128_offset(int tile_rows, int row, int 
 // this layout the stride offset is one 8-row swizzle period and the leading offset is unused;
 // for an MN-major operand (V in P.V) the stride offset steps 8 rows along K and the leading
 // offset steps between 64-column atoms along N.
-__device__ __forceinline__ uint64_t sw128_desc(uint32_t smem_byte_addr, uint32_t leading_bytes, uint32_t stride_bytes) {
-    return static_cast<uint64_t>((smem_byte_addr & 0x3FFFF) >> 4) |
-           (static_cast<uint64_t>((leading_bytes >> 4) & 0x3FFF) << 16) |
-           (static_cast<uint64_t>((stride_bytes >> 4) & 0x3FFF) << 32) | (1ull << 62);
-}
+//
+// Built once per tile and stepped by constant byte offsets: a wgmma's descriptor is the tile's
+// plus offset / 16 in the start-address field. Encoding each one from its address instead
+// (mask, shift, or, move to a uniform register) cost four to five instructions per wgmma, on
+// the path from a consumer's turn to its first wgmma. The field holds the address >> 4 in 14
+// bits; every shared-memory address is below 2^18 (228 KB per SM), so the sum never carries
+// out of it.
+struct Sw128Desc {
+    uint32_t lo;  // start address >> 4 | leading offset >> 4 << 16
+    uint32_t hi;  // stride offset >> 4 | swizzle mode << 30
+
+    __device__ __forceinline__ Sw128Desc(uint32_t smem_byte_addr, uint32_t leading_bytes, uint32_t stride_bytes)
+        : lo((smem_byte_addr >> 4) | (((leading_bytes >> 4) & 0x3FFF) << 16)),
+          hi(((stride_bytes >> 4) & 0x3FFF) | (1u << 30)) {}
+
+    // The descriptor of the matrix offset_bytes (a multiple of 16) past the tile's start.
+    __device__ __forceinline__ uint64_t at(uint32_t offset_bytes) const {
+        return (static_cast<uint64_t>(hi) << 32) | (lo + (offset_bytes >> 4));
+    }
+};
 
 // A batch of wgmmas: fence (orders earlier register writes before the async reads), the MMAs,
 // commit, and later a wait. Accumulators and register A operands must be written before the
