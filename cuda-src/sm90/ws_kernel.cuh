@@ -146,6 +146,14 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     auto parity = [](int j) { return static_cast<uint32_t>((j / kStages) & 1); };
     const bool packed = !kPersistent && F::kVarlen && p.cu_seqlens_q != nullptr;
 
+    // The producer's first copies need the maps in the TMA unit: fetched while this CTA still
+    // waits for the grid ahead and sets up its barriers, not on the first copy's path.
+    if (threadIdx.x == 0) {
+        prefetch_tensor_map(&args.q);
+        prefetch_tensor_map(&args.k);
+        prefetch_tensor_map(&args.v);
+        if (args.o_by_tma) prefetch_tensor_map(&args.o);
+    }
     // Launched as a programmatic dependent (common/launch.cuh): nothing in global memory is
     // touched (a varlen tile's sequence is read from cu_seqlens) before the kernel ahead on the
     // stream is done.
