@@ -162,13 +162,13 @@ __device__ __forceinline__ void barrier_wait(uint32_t bar, uint32_t parity) {
         : "memory");
 }
 
-// One box of a 4-D tensor map into shared memory; the barrier counts its bytes.
 // Fetch a tensor map into the TMA unit's descriptor cache ahead of its first copy. The maps are
 // kernel parameters, written by no kernel, so this may run before the wait for the grid ahead.
 __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap *map) {
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
 }
 
+// One box of a 4-D tensor map into shared memory; the barrier counts its bytes.
 __device__ __forceinline__ void tma_load_4d(uint32_t dst, const CUtensorMap *map, uint32_t bar, int c0, int c1, int c2,
                                             int c3) {
     asm volatile(
