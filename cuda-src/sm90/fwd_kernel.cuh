@@ -90,9 +90,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     const int warp = (threadIdx.x / 32) % 4;  // within the warpgroup
     const int lane = threadIdx.x % 32;
     const int g = lane / 4;
-    // Broadcast from lane 0 so ptxas knows the index is the same across the warp: the wgmma
-    // descriptors derived from it then live in uniform registers.
-    const int warpgroup = __shfl_sync(0xffffffff, static_cast<int>(threadIdx.x / 128), 0);
+    const int warpgroup = warpgroup_index();
 
     // Key tiles are walked from the last one down, so the masked tiles come first (and, with a
     // window, the one or two at its left edge last); only tiles some row sees are visited.

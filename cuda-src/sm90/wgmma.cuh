@@ -46,6 +46,13 @@ struct Sw128Desc {
     }
 };
 
+// This thread's warpgroup (threadIdx.x / 128), broadcast from lane 0 so ptxas knows it is the
+// same across the warp: the wgmma descriptors derived from it then live in uniform registers
+// instead of being moved there before every wgmma.
+__device__ __forceinline__ int warpgroup_index() {
+    return __shfl_sync(0xffffffff, static_cast<int>(threadIdx.x / 128), 0);
+}
+
 // A batch of wgmmas: fence (orders earlier register writes before the async reads), the MMAs,
 // commit, and later a wait. Accumulators and register A operands must be written before the
 // fence and not touched again until the wait. The compiler knows none of this: it sees each

@@ -182,9 +182,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     }
     __syncthreads();
 
-    // Broadcast from lane 0 so ptxas knows the index is the same across the warp: the wgmma
-    // descriptors derived from it then live in uniform registers.
-    const int warpgroup = __shfl_sync(0xffffffff, static_cast<int>(threadIdx.x / 128), 0);
+    const int warpgroup = warpgroup_index();
     if (warpgroup == 0) {
         warpgroup_release_registers<Traits::kProducerRegs>();
         if (threadIdx.x == 0) {
