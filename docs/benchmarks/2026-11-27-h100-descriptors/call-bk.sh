@@ -24,20 +24,6 @@ OUT=${OUT:-gpu-out}/call-bk \
   scripts/gpu-run.sh tests fuzz sanitizer fuzz-sanitizer
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 py=/opt/torch/.venv/bin/python3; [ -x "$py" ] || py=python3
-cat > /tmp/cudnn_one.py <<'PY'
-import sys, torch
-from torch.nn.attention import sdpa_kernel, SDPBackend
-b, h, s, d = map(int, sys.argv[1:5])
-q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.float16) for _ in range(3))
-with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-    for _ in range(5):
-        torch.nn.functional.scaled_dot_product_attention(q, k, v)
-    torch.cuda.synchronize()
-    torch.cuda.cudart().cudaProfilerStart()
-    torch.nn.functional.scaled_dot_product_attention(q, k, v)
-    torch.cuda.synchronize()
-    torch.cuda.cudart().cudaProfilerStop()
-PY
 m='--metrics sass__inst_executed_per_opcode,smsp__inst_executed.sum --print-metric-instances values --cache-control none --clock-control none'
 {
   echo "== ours f16 B8 H16 S512 D64"
@@ -45,6 +31,6 @@ m='--metrics sass__inst_executed_per_opcode,smsp__inst_executed.sum --print-metr
     dist/gpu/bin/flashattn-bench run --suite seed --shapes 'f16 B8 H16/16 S512x512 D64' --modes events --iters 5 \
     --baseline none --out /tmp/ncu-x.json 2>&1 | grep -E 'sass__inst|smsp__inst|ws_kernel|fwd_kernel'
   echo "== cudnn f16 B8 H16 S512 D64"
-  timeout 120 "$ncu" $m --profile-from-start off "$py" /tmp/cudnn_one.py 8 16 512 64 2>&1 | grep -E 'sass__inst|smsp__inst|cudnn'
+  timeout 120 "$ncu" $m --profile-from-start off "$py" docs/benchmarks/2026-11-27-h100-seed-profile/cudnn_one.py 8 16 512 64 2>&1 | grep -E 'sass__inst|smsp__inst|cudnn'
 } > "$o/opcodes.txt" 2>&1
 tail -c 3000 "$o/opcodes.txt"

@@ -1,0 +1,17 @@
+"""One cuDNN SDPA call (f16, [B, H, S, D]) inside a profiler range, after five warm-up calls, so
+`ncu --profile-from-start off` sees exactly the kernels of that call. Arguments: B H S D."""
+import sys
+
+import torch
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+b, h, s, d = map(int, sys.argv[1:5])
+q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.float16) for _ in range(3))
+with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+    for _ in range(5):
+        torch.nn.functional.scaled_dot_product_attention(q, k, v)
+    torch.cuda.synchronize()
+    torch.cuda.cudart().cudaProfilerStart()
+    torch.nn.functional.scaled_dot_product_attention(q, k, v)
+    torch.cuda.synchronize()
+    torch.cuda.cudart().cudaProfilerStop()
