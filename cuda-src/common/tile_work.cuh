@@ -222,23 +222,41 @@ __host__ __device__ __forceinline__ dim3 tile_grid(const FlashAttnFwdParams &p, 
 // within one tile. (Causal tiles are not: a persistent causal launch would want a dynamic
 // scheduler or a snake order; causal launches keep one CTA per tile, which the hardware
 // dispatches to whichever SM is free.)
+//
+// A non-causal persistent launch whose sequences end in a short query tile deals those last: in
+// the warp-specialized kernel the warpgroups without rows in it skip its math, so it costs a
+// fraction of a full tile, and with the query tile fastest (and a number of SMs that the query
+// tiles per head divide, 132 = 22 x 6 = 44 x 3) every short tile would land on the same few CTAs,
+// the others running only full ones. Dealt after all full tiles, they end each CTA's walk, about
+// one apiece.
 template <bool kPersistent>
 struct TileSchedule {
-    dim3 tiles;       // tile_grid
+    // Only the index is kept: the launch's tile counts are worked out from the params (constant
+    // memory) at each step rather than held in registers across the tile's key loop.
+    int block_m;
     long long index;  // the current tile, in that order
 
-    __device__ __forceinline__ TileSchedule(const FlashAttnFwdParams &p, int block_m)
-        : tiles(tile_grid(p, block_m)), index(kPersistent ? blockIdx.x : 0) {}
+    __device__ __forceinline__ TileSchedule(int block_m_) : block_m(block_m_), index(kPersistent ? blockIdx.x : 0) {}
     // Moves to the CTA's next tile; false when it has none.
-    __device__ __forceinline__ bool next() {
+    __device__ __forceinline__ bool next(const FlashAttnFwdParams &p) {
         if (!kPersistent) return false;
+        const dim3 tiles = tile_grid(p, block_m);
         index += gridDim.x;
         return index < static_cast<long long>(tiles.x) * tiles.y * tiles.z;
     }
     // (query tile, head, batch) of the current tile.
     template <typename Work>
     __device__ __forceinline__ int3 coords(const FlashAttnFwdParams &p) const {
-        return kPersistent ? Work::tile_coords(p, index, tiles) : Work::tile_coords(p);
+        if (!kPersistent) return Work::tile_coords(p);
+        const dim3 tiles = tile_grid(p, block_m);
+        const bool short_last = !p.causal && tiles.x > 1 && p.seqlen_q % block_m != 0;
+        if (!short_last) return Work::tile_coords(p, index, tiles);
+        const int full_per_pair = tiles.x - 1;
+        const long long full = static_cast<long long>(full_per_pair) * tiles.y * tiles.z;
+        const bool is_full = index < full;
+        const int m_block = is_full ? static_cast<int>(index % full_per_pair) : full_per_pair;
+        const int pair = static_cast<int>(is_full ? index / full_per_pair : index - full);
+        return make_int3(m_block, pair % tiles.y, pair / tiles.y);
     }
 };
 

@@ -256,6 +256,83 @@ fn hostile_inputs() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// A sequence's last query tile with warpgroups that have no rows: on the warp-specialized tiles
+/// those pass their turns without computing, and a persistent launch (more tiles than SMs, head
+/// dim 64) deals the short tiles after the full ones. Every warp-specialized configuration, with
+/// the last tile holding 8 rows (only the first consumer computes) and 100 rows (the third of a
+/// 192-row tile has none), head dim 64 with 320 tiles (persistent on a 132-SM part), plain, with
+/// LSE and a sink, and with softcap where the tile has score modifiers.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn ws_short_last_tiles() {
+    let stream = gpu_stream().expect("a CUDA GPU of compute capability >= 8.0");
+    let device = flashattn::device_facts(stream.context()).unwrap();
+    let configs: Vec<_> = flashattn::kernel_configs()
+        .iter()
+        .filter(|c| device.can_run(c) && c.warp_specialized())
+        .collect();
+    let mut failures = Vec::new();
+    let mut cases = 0;
+    for (ci, config) in configs.iter().enumerate() {
+        let heads_q = if config.head_dim == 64 { 80 } else { 8 };
+        for (j, extra_rows) in [8, 100].into_iter().enumerate() {
+            for variant in 0..3 {
+                if variant == 2 && !config.score_mods {
+                    continue;
+                }
+                let params = AttentionParams {
+                    heads_q,
+                    heads_kv: heads_q / 4,
+                    softcap: (variant == 2).then_some(30.0),
+                    kernel: KernelChoice::Id(config.id),
+                    ..AttentionParams::new(
+                        2,
+                        config.block_m + extra_rows,
+                        203,
+                        heads_q,
+                        config.head_dim,
+                    )
+                };
+                let case = Case {
+                    with_lse: variant > 0,
+                    sinks: (variant == 1).then_some(HeadVector::Spread { lo: -2.0, hi: 2.0 }),
+                    ..Case::new(
+                        config.dtype,
+                        params,
+                        900 + (ci * 7 + j * 3 + variant) as u64,
+                    )
+                };
+                let out = run_case(&stream, &case)
+                    .unwrap_or_else(|e| panic!("{}: {e}", case.reproducer()));
+                assert_eq!(
+                    out.config.id, config.id,
+                    "{} ran {}",
+                    config.name, out.config.name
+                );
+                cases += 1;
+                if !out.check.pass {
+                    failures.push(format!(
+                        "{} [{}]: {}",
+                        case.reproducer(),
+                        config.name,
+                        out.check.summary()
+                    ));
+                }
+            }
+        }
+    }
+    println!(
+        "short last tiles: {} warp-specialized configurations, {cases} cases, {} failed",
+        configs.len(),
+        failures.len()
+    );
+    assert!(
+        device.compute_capability != 90 || cases > 0,
+        "no warp-specialized configuration ran on sm_90"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Cases the fuzzer once failed, replayed exactly (inputs are a function of the seed).
 #[test]
 #[ignore = "needs a CUDA GPU"]
