@@ -199,6 +199,14 @@ pub struct Outcome {
     pub seconds: f64,
 }
 
+impl Outcome {
+    /// The line a test collects for a failed case (`reproducer [label]: the check's numbers`),
+    /// or `None` when it passed.
+    pub fn failure(&self, reproducer: &str, label: &str) -> Option<String> {
+        (!self.check.pass).then(|| format!("{reproducer} [{label}]: {}", self.check.summary()))
+    }
+}
+
 /// Bits that read as NaN in both f16 and bf16: poisons outputs before the launch.
 pub(crate) const POISON_BITS: u16 = 0xFFFF;
 /// A finite value in O's gaps (padding between heads and rows, and a tail after the last

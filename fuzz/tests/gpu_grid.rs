@@ -89,14 +89,7 @@ fn grid_matches_reference() {
                         cases += 1;
                         let w = worst.entry((dtype.to_string(), d)).or_insert(0.0);
                         *w = w.max(out.check.ratio);
-                        if !out.check.pass {
-                            failures.push(format!(
-                                "{} [{}]: {}",
-                                case.reproducer(),
-                                out.config.name,
-                                out.check.summary()
-                            ));
-                        }
+                        failures.extend(out.failure(&case.reproducer(), out.config.name));
                     }
                 }
             }
@@ -188,14 +181,7 @@ fn every_config_on_awkward_shapes() {
                 ws_own_kernel += 1;
             }
             cases += 1;
-            if !out.check.pass {
-                failures.push(format!(
-                    "{} [{}]: {}",
-                    case.reproducer(),
-                    config.name,
-                    out.check.summary()
-                ));
-            }
+            failures.extend(out.failure(&case.reproducer(), config.name));
         }
     }
     println!(
@@ -310,14 +296,7 @@ fn ws_short_last_tiles() {
                     config.name, out.config.name
                 );
                 cases += 1;
-                if !out.check.pass {
-                    failures.push(format!(
-                        "{} [{}]: {}",
-                        case.reproducer(),
-                        config.name,
-                        out.check.summary()
-                    ));
-                }
+                failures.extend(out.failure(&case.reproducer(), config.name));
             }
         }
     }
@@ -538,15 +517,8 @@ fn masks_and_score_mods_on_every_config() {
                 assert_eq!(out.config.id, config.id);
                 cases += 1;
                 mod_cases += usize::from(f.needs_score_mods());
-                if !out.check.pass {
-                    failures.push(format!(
-                        "{} [{}] ({}): {}",
-                        case.reproducer(),
-                        config.name,
-                        f.name,
-                        out.check.summary()
-                    ));
-                }
+                let label = format!("{} ({})", config.name, f.name);
+                failures.extend(out.failure(&case.reproducer(), &label));
             }
         }
     }

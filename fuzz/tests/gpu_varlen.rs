@@ -106,14 +106,7 @@ fn varlen_grid_every_config() {
                 .unwrap_or_else(|e| panic!("{}: {e}", case.reproducer()));
             assert_eq!(out.config.id, config.id);
             cases += 1;
-            if !out.check.pass {
-                failures.push(format!(
-                    "{} [{}]: {}",
-                    case.reproducer(),
-                    config.name,
-                    out.check.summary()
-                ));
-            }
+            failures.extend(out.failure(&case.reproducer(), config.name));
         };
         for (j, mix) in mixes().iter().enumerate() {
             for causal in [true, false] {
