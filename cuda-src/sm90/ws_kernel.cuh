@@ -283,7 +283,9 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // It still takes every turn the computing path takes, in the same order, so the ring goes
     // round as usual, and releases each buffer the computing path releases, only after the data
     // it guards has landed: a release before the buffer's fill would count toward its previous
-    // phase and free it under the other consumers' reads.
+    // phase and free it under the other consumers' reads. A loop of its own rather than branches
+    // around the computing loop's wgmmas: a wgmma skipped by a branch inside the pipeline makes
+    // ptxas serialize every wgmma of the kernel (C7515, seen on this change's first try).
     auto pass_tile = [&](int n_blocks, auto stage_of, auto parity_of, auto wait_v) {
         barrier_wait(q_full, t & 1);
         for (int i = 0; i < n_blocks; ++i) {
