@@ -223,40 +223,82 @@ __host__ __device__ __forceinline__ dim3 tile_grid(const FlashAttnFwdParams &p, 
 // scheduler or a snake order; causal launches keep one CTA per tile, which the hardware
 // dispatches to whichever SM is free.)
 //
-// A non-causal persistent launch whose sequences end in a short query tile deals those last: in
-// the warp-specialized kernel the warpgroups without rows in it skip its math, so it costs a
-// fraction of a full tile, and with the query tile fastest (and a number of SMs that the query
-// tiles per head divide, 132 = 22 x 6 = 44 x 3) every short tile would land on the same few CTAs,
-// the others running only full ones. Dealt after all full tiles, they end each CTA's walk, about
-// one apiece.
+// A non-causal persistent launch whose sequences end in a short query tile deals the short tiles
+// apart: the warp-specialized kernel runs one in a fraction of a full tile's time (its warpgroups
+// without rows pass), and with the query tile fastest (and a number of SMs that the query tiles
+// per head divide, 132 = 22 x 6 = 44 x 3) every short tile would land on the same few CTAs, the
+// others running only full ones. Either after all full tiles, about one per CTA to end its walk,
+// or, where K/V does not stay in L2 until then (the short tiles of the last rounds would each
+// read another pair's K/V from memory), by rotating each pair's query tiles (rotate_pairs).
 template <bool kPersistent>
 struct TileSchedule {
-    // Only the index is kept: the launch's tile counts are worked out from the params (constant
-    // memory) at each step rather than held in registers across the tile's key loop.
+    // Only the CTA's round is kept (its tile is blockIdx.x + round * gridDim.x): the launch's
+    // tile counts are worked out from the params (constant memory) at each step rather than held
+    // in registers across the tile's key loop.
     int block_m;
-    long long index;  // the current tile, in that order
+    int round;
 
-    __device__ __forceinline__ TileSchedule(int block_m_) : block_m(block_m_), index(kPersistent ? blockIdx.x : 0) {}
+    __device__ __forceinline__ TileSchedule(int block_m_) : block_m(block_m_), round(0) {}
+    __device__ __forceinline__ long long index() const {
+        return kPersistent ? blockIdx.x + static_cast<long long>(round) * gridDim.x : 0;
+    }
     // Moves to the CTA's next tile; false when it has none.
     __device__ __forceinline__ bool next(const FlashAttnFwdParams &p) {
         if (!kPersistent) return false;
         const dim3 tiles = tile_grid(p, block_m);
-        index += gridDim.x;
-        return index < static_cast<long long>(tiles.x) * tiles.y * tiles.z;
+        ++round;
+        return index() < static_cast<long long>(tiles.x) * tiles.y * tiles.z;
+    }
+    // Which of the two deals of short tiles (above) a launch takes: the rotation where the
+    // launch's K/V outgrows the L2 budget and the short tiles are a large share of the walk (at
+    // most 8 query tiles a sequence). Measured on the lent H100 (2026-11-27, calls BR and BS):
+    // the rotation took bf16 B16 H32 S1024 D64 (134 MB of K/V, 6 query tiles) 3.3% faster, left
+    // B4 H32 S4096 (22 query tiles) within 1% (2% slower with softcap) and made f16 B8 H16 S512
+    // (17 MB) 1.5-4.6% slower.
+    __device__ __forceinline__ static bool rotate_pairs(const FlashAttnFwdParams &p, dim3 tiles) {
+        const long long kv_bytes = 4ll * p.batch * p.heads_kv * p.seqlen_k * p.head_dim;
+        return tiles.x <= 8 && kv_bytes > kL2BytesForKV;
     }
     // (query tile, head, batch) of the current tile.
     template <typename Work>
     __device__ __forceinline__ int3 coords(const FlashAttnFwdParams &p) const {
         if (!kPersistent) return Work::tile_coords(p);
         const dim3 tiles = tile_grid(p, block_m);
+        const long long i = index();
         const bool short_last = !p.causal && tiles.x > 1 && p.seqlen_q % block_m != 0;
-        if (!short_last) return Work::tile_coords(p, index, tiles);
-        const int full_per_pair = tiles.x - 1;
-        const long long full = static_cast<long long>(full_per_pair) * tiles.y * tiles.z;
-        const bool is_full = index < full;
-        const int m_block = is_full ? static_cast<int>(index % full_per_pair) : full_per_pair;
-        const int pair = static_cast<int>(is_full ? index / full_per_pair : index - full);
-        return make_int3(m_block, pair % tiles.y, pair / tiles.y);
+        if (!short_last) return Work::tile_coords(p, i, tiles);
+        if (!rotate_pairs(p, tiles)) {
+            // All full tiles first, in the usual order, then the short ones, one per pair.
+            const int full_per_pair = tiles.x - 1;
+            const long long full = static_cast<long long>(full_per_pair) * tiles.y * tiles.z;
+            const bool is_full = i < full;
+            const int m_block = is_full ? static_cast<int>(i % full_per_pair) : full_per_pair;
+            const int pair = static_cast<int>(is_full ? i / full_per_pair : i - full);
+            return make_int3(m_block, pair % tiles.y, pair / tiles.y);
+        }
+        // Each (head, batch) pair's query tiles stay together (their K/V read while in L2), in an
+        // order rotated by r0, the round in which the pair's first tile is dealt: CTA c's tile of
+        // round r is then query tile (c + r) mod tiles.x when gridDim.x is a multiple of
+        // tiles.x, every query tile in turn, and the short ones spread evenly. Where a pair has
+        // no more tiles than there are CTAs, r0 is this round or the one before (the pair
+        // straddles a round boundary when its first tile's CTA comes after this one): no
+        // division by the grid, and the index's in 32 bits wherever it fits.
+        long long pair;
+        int within;
+        if (i <= 0x7fffffffll) {
+            const uint32_t u = static_cast<uint32_t>(i);
+            const uint32_t q = u / tiles.x;
+            pair = q;
+            within = static_cast<int>(u - q * tiles.x);
+        } else {
+            pair = i / tiles.x;
+            within = static_cast<int>(i - pair * tiles.x);
+        }
+        const int r0 = tiles.x <= gridDim.x ? round - (static_cast<int>(blockIdx.x) < within ? 1 : 0)
+                                            : static_cast<int>(pair * tiles.x / gridDim.x);
+        const int m_block = static_cast<int>((static_cast<uint32_t>(within) + static_cast<uint32_t>(r0)) % tiles.x);
+        const int pair32 = static_cast<int>(pair);
+        return make_int3(m_block, pair32 % tiles.y, pair32 / tiles.y);
     }
 };
 

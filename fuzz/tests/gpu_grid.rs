@@ -244,10 +244,13 @@ fn hostile_inputs() {
 
 /// A sequence's last query tile with warpgroups that have no rows: on the warp-specialized tiles
 /// those pass their turns without computing, and a persistent launch (more tiles than SMs, head
-/// dim 64) deals the short tiles after the full ones. Every warp-specialized configuration, with
-/// the last tile holding 8 rows (only the first consumer computes) and 100 rows (the third of a
-/// 192-row tile has none), head dim 64 with 320 tiles (persistent on a 132-SM part), plain, with
-/// LSE and a sink, and with softcap where the tile has score modifiers.
+/// dim 64) deals the short tiles after the full ones or, where K/V outgrows the L2 budget,
+/// rotates each sequence's query tiles (common/tile_work.cuh). Every warp-specialized
+/// configuration, with the last tile holding 8 rows (only the first consumer computes) and 100
+/// rows (the third of a 192-row tile has none); at head dim 64 with 320 tiles (persistent on a
+/// 132-SM part), once with 1000 keys a head (41 MB of K/V: the rotation) and once with 134 query
+/// tiles in one sequence; plain, with LSE and a sink, and with softcap and ALiBi where the tile
+/// has score modifiers.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn ws_short_last_tiles() {
@@ -260,28 +263,34 @@ fn ws_short_last_tiles() {
     let mut failures = Vec::new();
     let mut cases = 0;
     for (ci, config) in configs.iter().enumerate() {
-        let heads_q = if config.head_dim == 64 { 80 } else { 8 };
-        for (j, extra_rows) in [8, 100].into_iter().enumerate() {
-            for variant in 0..3 {
+        let heads = if config.head_dim == 64 { 80 } else { 8 };
+        // (batch, query heads, KV heads, query rows, keys, variants)
+        let mut shapes = vec![
+            (2, heads, heads / 4, config.block_m + 8, 203, 3),
+            (2, heads, heads / 4, config.block_m + 100, 203, 3),
+        ];
+        if config.head_dim == 64 {
+            shapes.push((2, heads, heads, config.block_m + 8, 1000, 2));
+            shapes.push((1, 4, 1, config.block_m * 133 + 8, 203, 1));
+        }
+        for (j, (batch, heads_q, heads_kv, seqlen_q, seqlen_k, variants)) in
+            shapes.into_iter().enumerate()
+        {
+            for variant in 0..variants {
                 if variant == 2 && !config.score_mods {
                     continue;
                 }
                 let params = AttentionParams {
                     heads_q,
-                    heads_kv: heads_q / 4,
+                    heads_kv,
                     softcap: (variant == 2).then_some(30.0),
                     kernel: KernelChoice::Id(config.id),
-                    ..AttentionParams::new(
-                        2,
-                        config.block_m + extra_rows,
-                        203,
-                        heads_q,
-                        config.head_dim,
-                    )
+                    ..AttentionParams::new(batch, seqlen_q, seqlen_k, heads_q, config.head_dim)
                 };
                 let case = Case {
                     with_lse: variant > 0,
                     sinks: (variant == 1).then_some(HeadVector::Spread { lo: -2.0, hi: 2.0 }),
+                    alibi: (variant == 2).then(|| HeadVector::alibi(heads_q)),
                     ..Case::new(
                         config.dtype,
                         params,
