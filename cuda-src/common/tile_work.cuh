@@ -254,10 +254,14 @@ struct TileSchedule {
     // most 8 query tiles a sequence). Measured on the lent H100 (2026-11-27, calls BR and BS):
     // the rotation took bf16 B16 H32 S1024 D64 (134 MB of K/V, 6 query tiles) 3.3% faster, left
     // B4 H32 S4096 (22 query tiles) within 1% (2% slower with softcap) and made f16 B8 H16 S512
-    // (17 MB) 1.5-4.6% slower.
+    // (17 MB) 1.5-4.6% slower. Only where every CTA takes a tile in a pair's first round (no
+    // more query tiles than CTAs) and the tile index fits 32 bits: the rotation's divisions are
+    // then by at most 8 and in 32 bits, the persistent kernels' code a third smaller than with
+    // 64-bit fallbacks.
     __device__ __forceinline__ static bool rotate_pairs(const FlashAttnFwdParams &p, dim3 tiles) {
         const long long kv_bytes = 4ll * p.batch * p.heads_kv * p.seqlen_k * p.head_dim;
-        return tiles.x <= 8 && kv_bytes > kL2BytesForKV;
+        const long long count = static_cast<long long>(tiles.x) * tiles.y * tiles.z;
+        return tiles.x <= 8 && tiles.x <= gridDim.x && count <= 0x7fffffffll && kv_bytes > kL2BytesForKV;
     }
     // (query tile, head, batch) of the current tile.
     template <typename Work>
@@ -279,24 +283,14 @@ struct TileSchedule {
         // Each (head, batch) pair's query tiles stay together (their K/V read while in L2), in an
         // order rotated by r0, the round in which the pair's first tile is dealt: CTA c's tile of
         // round r is then query tile (c + r) mod tiles.x when gridDim.x is a multiple of
-        // tiles.x, every query tile in turn, and the short ones spread evenly. Where a pair has
-        // no more tiles than there are CTAs, r0 is this round or the one before (the pair
-        // straddles a round boundary when its first tile's CTA comes after this one): no
-        // division by the grid, and the index's in 32 bits wherever it fits.
-        long long pair;
-        int within;
-        if (i <= 0x7fffffffll) {
-            const uint32_t u = static_cast<uint32_t>(i);
-            const uint32_t q = u / tiles.x;
-            pair = q;
-            within = static_cast<int>(u - q * tiles.x);
-        } else {
-            pair = i / tiles.x;
-            within = static_cast<int>(i - pair * tiles.x);
-        }
-        const int r0 = tiles.x <= gridDim.x ? round - (static_cast<int>(blockIdx.x) < within ? 1 : 0)
-                                            : static_cast<int>(pair * tiles.x / gridDim.x);
-        const int m_block = static_cast<int>((static_cast<uint32_t>(within) + static_cast<uint32_t>(r0)) % tiles.x);
+        // tiles.x, every query tile in turn, and the short ones spread evenly. The pair's first
+        // tile, index i - within, was dealt in this round or, when its CTA comes after this one
+        // (the pair straddles a round boundary), in the one before.
+        const uint32_t u = static_cast<uint32_t>(i);
+        const uint32_t pair = u / tiles.x;
+        const uint32_t within = u - pair * tiles.x;
+        const uint32_t r0 = round - (blockIdx.x < within ? 1 : 0);
+        const int m_block = static_cast<int>((within + r0) % tiles.x);
         const int pair32 = static_cast<int>(pair);
         return make_int3(m_block, pair32 % tiles.y, pair32 / tiles.y);
     }
