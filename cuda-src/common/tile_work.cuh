@@ -251,13 +251,13 @@ struct TileSchedule {
     }
     // Which of the two deals of short tiles (above) a launch takes: the rotation where the
     // launch's K/V outgrows the L2 budget and the short tiles are a large share of the walk (at
-    // most 8 query tiles a sequence). Measured on the lent H100 (2026-11-27, calls BR and BS):
-    // the rotation took bf16 B16 H32 S1024 D64 (134 MB of K/V, 6 query tiles) 3.3% faster, left
-    // B4 H32 S4096 (22 query tiles) within 1% (2% slower with softcap) and made f16 B8 H16 S512
-    // (17 MB) 1.5-4.6% slower. Only where every CTA takes a tile in a pair's first round (no
-    // more query tiles than CTAs) and the tile index fits 32 bits: the rotation's divisions are
-    // then by at most 8 and in 32 bits, the persistent kernels' code a third smaller than with
-    // 64-bit fallbacks.
+    // most 8 query tiles a sequence). Measured on the lent H100 (2026-11-27, calls BR, BS and
+    // BV): the rotation took bf16 B16 H32 S1024 D64 (134 MB of K/V, 6 query tiles) 3.5-8% faster,
+    // left B4 H32 S4096 (22 query tiles) within 1% (2% slower with softcap) and, applied to f16
+    // B8 H16 S512 (17 MB), made it 1.5-4.6% slower. Only where every CTA takes a tile in a pair's
+    // first round (no more query tiles than CTAs) and the tile index fits 32 bits: the
+    // rotation's divisions are then by at most 8 and in 32 bits (half the code that 64-bit
+    // fallbacks took in each persistent kernel).
     __device__ __forceinline__ static bool rotate_pairs(const FlashAttnFwdParams &p, dim3 tiles) {
         const long long kv_bytes = 4ll * p.batch * p.heads_kv * p.seqlen_k * p.head_dim;
         const long long count = static_cast<long long>(tiles.x) * tiles.y * tiles.z;
