@@ -37,6 +37,13 @@ summary="$final/summary.txt"   # written where it comes back even if the run is 
 note() { echo "$*" | tee -a "$summary"; }
 # The per-shape new/old ratio of a `flashattn-report compare` output, a line each, into the summary.
 list_ratios() { awk '/^== /{shape=substr($0,4)} /^flashattn /{printf "    %-40s %s\n", shape, $5}' "$1" | tee -a "$summary"; }
+# The same ratios from several compare files side by side, a shape per line (files in the order given).
+ratio_columns() {
+  awk 'FNR == 1 {f++} /^== /{shape = substr($0, 4); if (!(shape in row)) {row[shape] = ++n; name[n] = shape}}
+       /^flashattn /{ratio[row[shape], f] = $5}
+       END {for (i = 1; i <= n; i++) {line = sprintf("    %-44s", name[i]);
+              for (j = 1; j <= f; j++) line = line " " ((i, j) in ratio ? ratio[i, j] : "-"); print line}}' "$@" | tee -a "$summary"
+}
 # One GPU test executable under each compute-sanitizer tool (SANITIZER_TOOLS):
 #   [ENV=...] sanitize LABEL EXECUTABLE [TEST NAME FILTERS...]
 # with its ignored (GPU) tests included; logs $out/LABEL-sanitizer-TOOL.log, notes the tool's
@@ -188,7 +195,10 @@ PY
         done
         "$bin/flashattn-report" compare "$out/ab-old-$r.json" "$out/ab-new-$r.json" > "$out/ab-compare-$r.txt" 2>&1
         note "ab pair $r: compare exit $? ($(tail -1 "$out/ab-compare-$r.txt"))"
-      done ;;
+      done
+      note "ab: new / old p50 per shape, one column per pair"
+      files=(); for r in $(seq "${AB_REPS:-3}"); do files+=("$out/ab-compare-$r.txt"); done
+      ratio_columns "${files[@]}" ;;
     kernel-ab)
       # Same-run A/B of named configurations (KERNEL_AB, comma-separated) against the dispatcher's
       # choice on the shapes they run (KERNEL_AB_ARGS), AB_REPS times: whether a table row should move.
