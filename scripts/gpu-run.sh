@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU host, from the checkout root, over what scripts/gpu-pack.sh packed.
-# Steps (default: all): tests sanitizer fuzz bench; also varlen-sanitizer, decode-sanitizer, fuzz-sanitizer, tune, gate,
+# Steps (default: all): tests sanitizer fuzz bench; also varlen-sanitizer, decode-sanitizer, fuzz-sanitizer,
+# test-sanitizer (SANITIZE_TEST=one gpu_grid test), tune, gate,
 # ab (AB_OLD=other build's flashattn-bench, AB_SHAPES=shape keys), host-ab (host cost per launch
 # against AB_OLD: HOST_AB_REPS, HOST_AB_ARGS), kernel-ab (KERNEL_AB=configurations),
 # tuned-ab (after tune: the tuned table against the dispatcher; TUNE_SHAPES limits both), regression
@@ -35,9 +36,8 @@ sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-san
 summary="$final/summary.txt"   # written where it comes back even if the run is cut off
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
-# The per-shape new/old ratio of a `flashattn-report compare` output, a line each, into the summary.
-list_ratios() { awk '/^== /{shape=substr($0,4)} /^flashattn /{printf "    %-40s %s\n", shape, $5}' "$1" | tee -a "$summary"; }
-# The same ratios from several compare files side by side, a shape per line (files in the order given).
+# The per-shape new/old ratio of `flashattn-report compare` outputs into the summary: a line per
+# shape, a column per file (in the order given).
 ratio_columns() {
   awk 'FNR == 1 {f++} /^== /{shape = substr($0, 4); if (!(shape in row)) {row[shape] = ++n; name[n] = shape}}
        /^flashattn /{ratio[row[shape], f] = $5}
@@ -95,6 +95,9 @@ for step in $steps; do
     varlen-sanitizer)
       # The varlen grid and fuzzer on short sequences (FLASHATTN_TEST_SMALL).
       FLASHATTN_TEST_SMALL=1 FLASHATTN_VARLEN_CASES=${VARLEN_SANITIZER_CASES:-60} sanitize varlen "$bin/fuzz--gpu_varlen" ;;
+    test-sanitizer)
+      # One GPU grid test, by exact name (SANITIZE_TEST, e.g. ws_short_last_tiles), under each tool.
+      sanitize "${SANITIZE_TEST:?test-sanitizer needs SANITIZE_TEST}" "$bin/fuzz--gpu_grid" --exact "$SANITIZE_TEST" ;;
     decode-sanitizer)
       # The decode fuzzer's random caches (DECODE_SANITIZER_CASES, default 60).
       FLASHATTN_DECODE_CASES=${DECODE_SANITIZER_CASES:-60} sanitize decode "$bin/fuzz--gpu_decode" decode_matches ;;
@@ -129,7 +132,7 @@ for step in $steps; do
         done
         "$bin/flashattn-report" compare "$out/tab-auto-$r.json" "$out/tab-tuned-$r.json" > "$out/tab-$r.txt" 2>&1
         note "tuned table vs dispatcher, repetition $r (new/old = tuned/dispatcher): $(tail -1 "$out/tab-$r.txt")"
-        list_ratios "$out/tab-$r.txt"
+        ratio_columns "$out/tab-$r.txt"
       done ;;
     gate)
       # The regression gate's own check: an unchanged rerun must pass, a one-warp build must fail.
@@ -210,7 +213,7 @@ PY
             --kernel "$k" --label flashattn --out "$out/kab-$k-$r.json" >> "$out/kernel-ab.log" 2>&1
           "$bin/flashattn-report" compare "$out/kab-auto-$r.json" "$out/kab-$k-$r.json" > "$out/kab-$k-$r.txt" 2>&1
           note "kernel-ab $k, repetition $r (new/old = named/dispatcher):"
-          list_ratios "$out/kab-$k-$r.txt"
+          ratio_columns "$out/kab-$k-$r.txt"
         done
       done ;;
     regression)
