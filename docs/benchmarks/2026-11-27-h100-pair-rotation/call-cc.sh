@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call CC (not yet run: next session's first call): branch deal-on-host (87b2275, dist/gpu.txz:
+# Call CC (not yet run: next session's first call): branch deal-on-host (its one commit on main, dist/gpu.txz:
 # the short-tile deal decided once per launch on the host) against main (4fa06ad's kernels,
 # dist/4fa06ad-bench.xz): seed and long suites, graph replay, 30 samples, four alternating pairs
 # (whether f16 B8 H16 S512 gets back the 0.7-2.9% of call BV), then every GPU test, 150 fuzz
