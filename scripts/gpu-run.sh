@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU host, from the checkout root, over what scripts/gpu-pack.sh packed.
 # Steps (default: all): tests sanitizer fuzz bench; also varlen-sanitizer, decode-sanitizer, fuzz-sanitizer,
-# test-sanitizer (SANITIZE_TEST=one gpu_grid test), tune, gate,
+# test-sanitizer (SANITIZE_TEST=one gpu_grid test), tune, gate, power (POWER_SHAPES: W and clock per kernel),
 # ab (AB_OLD=other build's flashattn-bench, AB_SHAPES=shape keys), host-ab (host cost per launch
 # against AB_OLD: HOST_AB_REPS, HOST_AB_ARGS), kernel-ab (KERNEL_AB=configurations),
 # tuned-ab (after tune: the tuned table against the dispatcher; TUNE_SHAPES limits both), regression
@@ -284,6 +284,97 @@ PY
         | tee -a "$summary"
       [ $rc -ne 0 ] && tail -5 "$out/sdpa_accuracy.log" | sed 's/^/    /' | tee -a "$summary"
       [ "${KEEP_WORK:-0}" = 1 ] || rm -f "$out"/acc/*.bin ;;
+    power)
+      # Power and clock beside each kernel: per shape of POWER_SHAPES (keys, comma-separated), ours
+      # (POWER_KERNEL, default the dispatcher's) and then cuDNN's SDPA, each timed alone for
+      # POWER_ITERS graph samples while nvidia-smi logs power, SM clock and the clock-event reasons
+      # every 20 ms; per run, the medians over the samples taken while the GPU was busy. Whether a
+      # launch sits at the power cap (then its speed is work per joule, not overlap).
+      [ -n "${POWER_SHAPES:-}" ] || { note "power: set POWER_SHAPES"; continue; }
+      py=${TORCH_PYTHON:-/opt/torch/.venv/bin/python3}; [ -x "$py" ] || py=python3
+      script=dist/gpu/sdpa_baseline.py; [ -f "$script" ] || script=crates/flashattn-bench/python/sdpa_baseline.py
+      # The instantaneous power where the driver has it (power.draw averages over about a second),
+      # and the clock-event reasons under either of their names; the first set the driver takes.
+      base=timestamp,power.draw.instant,clocks.sm,clocks.mem,temperature.gpu,utilization.gpu
+      for fields in $base,clocks_event_reasons.active $base,clocks_throttle_reasons.active $base \
+                    ${base/.instant/},clocks_throttle_reasons.active ${base/.instant/}; do
+        nvidia-smi --query-gpu=$fields --format=csv,noheader,nounits > /dev/null 2>&1 && break
+      done
+      echo "$fields" > "$out/power-fields.txt"
+      nvidia-smi --query-gpu=$fields --format=csv,noheader,nounits -lms 20 > "$out/power.csv" 2> "$out/power-smi.err" &
+      smi=$!
+      mark() { echo "$(date '+%Y/%m/%d %H:%M:%S.%N' | cut -c1-23)|$*" >> "$out/power-marks.txt"; }
+      sleep 2; mark idle-end
+      IFS=, read -ra pshapes <<< "$POWER_SHAPES"
+      for i in "${!pshapes[@]}"; do
+        key=${pshapes[$i]}
+        kernel=(); [ -n "${POWER_KERNEL:-}" ] && kernel=(--kernel "$POWER_KERNEL" --label flashattn)
+        mark "start|ours|$key"
+        "$bin/flashattn-bench" run --suite all --shapes "$key" --modes graph --iters "${POWER_ITERS:-300}" \
+          --baseline none "${kernel[@]}" --out "$out/power-ours-$i.json" >> "$out/power.log" 2>&1
+        mark "end|ours|$key"
+        "$py" - "$script" "$key" "$out/power-shape-$i.json" <<'PY'
+import json, os, sys
+here = os.path.dirname(os.path.abspath(sys.argv[1]))
+sys.path.insert(0, here)
+from sdpa_baseline import shape_key
+path = os.path.join(here, "suites.json")
+suites = json.load(open(path if os.path.exists(path) else "crates/flashattn-bench/python/suites.json"))
+suites["shapes"] = [e for e in suites["shapes"] if shape_key(e["shape"]) == sys.argv[2]][:1]
+json.dump(suites, open(sys.argv[3], "w"))
+PY
+        mark "start|cudnn|$key"
+        PYTHONUNBUFFERED=1 "$py" "$script" --shapes "$out/power-shape-$i.json" --modes graph --backends cudnn \
+          --iters "${POWER_ITERS:-300}" --no-ceilings --out "$out/power-cudnn-$i.json" >> "$out/power.log" 2>&1
+        mark "end|cudnn|$key"
+      done
+      sleep 1; kill $smi 2>/dev/null; wait $smi 2>/dev/null
+      python3 - "$out" <<'PY' | tee -a "$summary"
+import datetime, json, statistics, sys
+out = sys.argv[1]
+t = lambda s: datetime.datetime.strptime(s.strip()[:23], "%Y/%m/%d %H:%M:%S.%f")
+rows = []
+for line in open(f"{out}/power.csv"):
+    f = [x.strip() for x in line.split(",")]
+    try:
+        rows.append((t(f[0]), float(f[1]), float(f[2]), float(f[3]), float(f[4]), float(f[5]),
+                     int(f[6], 16) if len(f) > 6 and f[6].startswith("0x") else None))
+    except (ValueError, IndexError):
+        pass
+marks = [l.rstrip("\n").split("|") for l in open(f"{out}/power-marks.txt")]
+idle = [r for r in rows if r[0] <= t(marks[0][0])]
+if idle:
+    print(f"power: idle {statistics.median(r[1] for r in idle):.0f} W at {statistics.median(r[2] for r in idle):.0f} MHz")
+print("power: run, median over its busy samples (utilization >= 90%) after the first second: W, SM MHz, mem MHz, deg C, samples; "
+      "share of them with the power cap (SW 0x4 / HW 0x8 / brake 0x80) or thermal (0x20, 0x40) reasons; p50 ms; mJ per call")
+starts = {}
+for stamp, *what in marks[1:]:
+    kind, impl, key = what
+    if kind == "start":
+        starts[(impl, key)] = t(stamp)
+        continue
+    busy = [r for r in rows if starts[(impl, key)] <= r[0] <= t(stamp) and r[5] >= 90]
+    # The first second of a run climbs to the cap (and the averaged reading lags): steady state after it.
+    busy = [r for r in busy if (r[0] - busy[0][0]).total_seconds() >= 1] or busy
+    if not busy:
+        print(f"    {key:40s} {impl:6s} no busy samples"); continue
+    med = lambda j: statistics.median(r[j] for r in busy)
+    reasons = [r[6] for r in busy if r[6] is not None]
+    cap = sum(1 for x in reasons if x & 0x8c) / len(reasons) if reasons else float("nan")
+    hot = sum(1 for x in reasons if x & 0x60) / len(reasons) if reasons else float("nan")
+    p50 = None
+    i = [m[3] for m in marks[1:] if m[1] == "start" and m[2] == "ours"].index(key)
+    try:
+        res = json.load(open(f"{out}/power-{impl}-{i}.json"))["results"]
+        samples = sorted(next(x for x in res if x.get("samples_ms"))["samples_ms"])
+        p50 = samples[len(samples) // 2]
+    except (OSError, ValueError, StopIteration, KeyError):
+        pass
+    p50s = f"{p50:.4f} ms {med(1) * p50:.1f} mJ" if p50 else "-"
+    print(f"    {key:40s} {impl:6s} {med(1):5.0f} W {med(2):5.0f} {med(3):5.0f} {med(4):3.0f} C n={len(busy):4d} "
+          f"cap {cap:4.0%} thermal {hot:4.0%}  {p50s}")
+PY
+      ;;
     selftest)
       "$bin/flashattn-selftest" 2>&1 | tee "$out/selftest.log" | tee -a "$summary" ;;
   esac
