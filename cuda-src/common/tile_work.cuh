@@ -67,9 +67,11 @@ constexpr long long kL2BytesForKV = 32ll << 20;
 // the host, once per launch (flashattn_fwd sets FlashAttnFwdParams::causal_section): in every
 // CTA's prologue even a few dozen integer instructions slowed the one-wave seed launches by up
 // to 4%.
+// K and V of one KV head, 16-bit elements.
+inline long long kv_head_bytes(const FlashAttnFwdParams &p) { return 4ll * p.seqlen_k * p.head_dim; }
+
 inline int causal_section(const FlashAttnFwdParams &p) {
-    const long long kv_head_bytes = 4ll * p.seqlen_k * p.head_dim;
-    const long long kv_heads = kL2BytesForKV / kv_head_bytes > 1 ? kL2BytesForKV / kv_head_bytes : 1;
+    const long long kv_heads = kL2BytesForKV / kv_head_bytes(p) > 1 ? kL2BytesForKV / kv_head_bytes(p) : 1;
     const long long pairs = static_cast<long long>(p.heads_q) * p.batch;
     const long long section = kv_heads * (p.heads_q / p.heads_kv);
     return static_cast<int>(section < pairs ? section : pairs);
@@ -229,7 +231,28 @@ __host__ __device__ __forceinline__ dim3 tile_grid(const FlashAttnFwdParams &p, 
 // per head divide, 132 = 22 x 6 = 44 x 3) every short tile would land on the same few CTAs, the
 // others running only full ones. Either after all full tiles, about one per CTA to end its walk,
 // or, where K/V does not stay in L2 until then (the short tiles of the last rounds would each
-// read another pair's K/V from memory), by rotating each pair's query tiles (rotate_pairs).
+// read another pair's K/V from memory), by rotating each pair's query tiles. The launcher picks
+// the deal (short_tile_deal), once per launch on the host, as it does the causal sections.
+enum class ShortTileDeal : int { kNone, kLast, kRotate };
+
+// The deal of a persistent launch of `ctas` CTAs over tiles of block_m rows: the rotation where the launch's
+// K/V outgrows the L2 budget and the short tiles are a large share of the walk (at most 8 query
+// tiles a sequence). Measured on the lent H100 (2026-11-27, calls BR, BS and BV): the rotation
+// took bf16 B16 H32 S1024 D64 (134 MB of K/V, 6 query tiles) 3.5-8% faster, left B4 H32 S4096
+// (22 query tiles) within 1% (2% slower with softcap) and, applied to f16 B8 H16 S512 (17 MB),
+// made it 1.5-4.6% slower. Only where every CTA takes a tile in a pair's first round (no more
+// query tiles than CTAs) and the tile index fits 32 bits: the rotation's arithmetic is then in
+// 32 bits, its divisions by at most 8.
+inline ShortTileDeal short_tile_deal(const FlashAttnFwdParams &p, int block_m, int ctas) {
+    const dim3 tiles = tile_grid(p, block_m);
+    if (p.causal || tiles.x < 2 || p.seqlen_q % block_m == 0) return ShortTileDeal::kNone;
+    const long long count = static_cast<long long>(tiles.x) * tiles.y * tiles.z;
+    const long long kv_bytes = kv_head_bytes(p) * p.batch * p.heads_kv;
+    const bool rotate = tiles.x <= 8 && static_cast<int>(tiles.x) <= ctas && count <= 0x7fffffffll &&
+                        kv_bytes > kL2BytesForKV;
+    return rotate ? ShortTileDeal::kRotate : ShortTileDeal::kLast;
+}
+
 template <bool kPersistent>
 struct TileSchedule {
     // Only the CTA's round is kept (its tile is blockIdx.x + round * gridDim.x): the launch's
@@ -249,29 +272,14 @@ struct TileSchedule {
         ++round;
         return index() < static_cast<long long>(tiles.x) * tiles.y * tiles.z;
     }
-    // Which of the two deals of short tiles (above) a launch takes: the rotation where the
-    // launch's K/V outgrows the L2 budget and the short tiles are a large share of the walk (at
-    // most 8 query tiles a sequence). Measured on the lent H100 (2026-11-27, calls BR, BS and
-    // BV): the rotation took bf16 B16 H32 S1024 D64 (134 MB of K/V, 6 query tiles) 3.5-8% faster,
-    // left B4 H32 S4096 (22 query tiles) within 1% (2% slower with softcap) and, applied to f16
-    // B8 H16 S512 (17 MB), made it 1.5-4.6% slower. Only where every CTA takes a tile in a pair's
-    // first round (no more query tiles than CTAs) and the tile index fits 32 bits: the
-    // rotation's divisions are then by at most 8 and in 32 bits (half the code that 64-bit
-    // fallbacks took in each persistent kernel).
-    __device__ __forceinline__ static bool rotate_pairs(const FlashAttnFwdParams &p, dim3 tiles) {
-        const long long kv_bytes = 4ll * p.batch * p.heads_kv * p.seqlen_k * p.head_dim;
-        const long long count = static_cast<long long>(tiles.x) * tiles.y * tiles.z;
-        return tiles.x <= 8 && tiles.x <= gridDim.x && count <= 0x7fffffffll && kv_bytes > kL2BytesForKV;
-    }
-    // (query tile, head, batch) of the current tile.
+    // (query tile, head, batch) of the current tile, in the launch's deal of short tiles.
     template <typename Work>
-    __device__ __forceinline__ int3 coords(const FlashAttnFwdParams &p) const {
+    __device__ __forceinline__ int3 coords(const FlashAttnFwdParams &p, ShortTileDeal deal) const {
         if (!kPersistent) return Work::tile_coords(p);
         const dim3 tiles = tile_grid(p, block_m);
         const long long i = index();
-        const bool short_last = !p.causal && tiles.x > 1 && p.seqlen_q % block_m != 0;
-        if (!short_last) return Work::tile_coords(p, i, tiles);
-        if (!rotate_pairs(p, tiles)) {
+        if (deal == ShortTileDeal::kNone) return Work::tile_coords(p, i, tiles);
+        if (deal == ShortTileDeal::kLast) {
             // All full tiles first, in the usual order, then the short ones, one per pair.
             const int full_per_pair = tiles.x - 1;
             const long long full = static_cast<long long>(full_per_pair) * tiles.y * tiles.z;

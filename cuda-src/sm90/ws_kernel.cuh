@@ -57,6 +57,9 @@ struct WsArgs {
     // where a box past a sequence's last row would overwrite the next sequence's; strides TMA
     // cannot express).
     bool o_by_tma;
+    // How a persistent walk deals short last query tiles (common/tile_work.cuh), worked out on the
+    // host: kNone for one tile per CTA.
+    ShortTileDeal deal;
 };
 
 // Named barriers 1 .. kConsumers: consumer c's turn at the tensor cores is barrier 1 + c.
@@ -161,10 +164,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // Every thread walks the CTA's tiles itself; the first one is worked out before the barrier
     // setup, under thread 0's initialisation, rather than on the way to the first copy.
     TileSchedule<kPersistent> schedule(kBlockM);
-    WsTile<Traits, F> tile(p, schedule.template coords<Work>(p), packed);
+    WsTile<Traits, F> tile(p, schedule.template coords<Work>(p, args.deal), packed);
     auto next_tile = [&] {
         if (!schedule.next(p)) return false;
-        tile = WsTile<Traits, F>(p, schedule.template coords<Work>(p), packed);
+        tile = WsTile<Traits, F>(p, schedule.template coords<Work>(p, args.deal), packed);
         return true;
     };
 
@@ -413,6 +416,7 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
     static KernelFacts facts;
     WsArgs args;
     args.params = *params;
+    args.deal = ShortTileDeal::kNone;
     const FlashAttnFwdParams &p = *params;
     // Packed varlen tensors: one batch of total rows (the batch strides are never used).
     const bool packed = Features<kVariant>::kVarlen && p.cu_seqlens_q != nullptr;
@@ -444,11 +448,13 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
         const long long tiles = static_cast<long long>(grid.x) * grid.y * grid.z;
         const bool equal_tiles = !p.causal && !packed && p.window_left < 0 && p.window_right < 0;
         const int sms = equal_tiles ? current_device_sm_count() : 0;
-        if (sms > 0 && tiles > sms)
+        if (sms > 0 && tiles > sms) {
+            args.deal = short_tile_deal(p, Traits::kBlockM, sms);
             // Plainly: as a programmatic dependent it ran 3-4.5% slower (common/launch.cuh).
             return launch_tiles(ws_kernel<Traits, kVariant, true>, dim3(sms), Traits::kThreads,
                                 Traits::kPersistentSmemLaunchBytes, params, stream, persistent_facts, args,
                                 LaunchOrder::kPlain);
+        }
     }
     return launch_tiles(ws_kernel<Traits, kVariant, false>, grid, Traits::kThreads, Traits::kSmemLaunchBytes, params,
                         stream, facts, args);
