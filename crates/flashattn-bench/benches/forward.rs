@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use flashattn::KernelChoice;
-use flashattn_bench::gpu::Gpu;
+use flashattn_bench::gpu::{Gpu, Protocol};
 use flashattn_bench::report::{MODE_COLD, MODE_EVENTS, MODE_GRAPH};
 use flashattn_bench::suites::suite;
 
@@ -40,8 +40,14 @@ fn forward(c: &mut Criterion) {
                     } else {
                         (calls, 1)
                     };
+                    let proto = Protocol {
+                        iters: n,
+                        warmup: 1,
+                        graph_calls: per,
+                        ..Protocol::default()
+                    };
                     let ms: f64 = gpu
-                        .time(&mut w, mode, n, 1, per)
+                        .time(&mut w, mode, &proto)
                         .expect("timed launch")
                         .iter()
                         .map(|x| x * per as f64)

@@ -315,11 +315,23 @@ def make_sdpa(torch, shape, device):
     return call
 
 
-def time_events(torch, call, input_sets, iters, warmup):
+def keep_warm(torch, fn, warm_ms, batch=20):
+    """Call fn in batches for at least warm_ms of wall time (as the Rust side's --warm-ms):
+    samples from a GPU settled at its power cap rather than climbing to it."""
+    import time
+    end = time.perf_counter() + warm_ms / 1e3
+    while time.perf_counter() < end:
+        for _ in range(batch):
+            fn()
+        torch.cuda.synchronize()
+
+
+def time_events(torch, call, input_sets, iters, warmup, warm_ms=0.0):
     """Events around every call; rotating over input_sets (one set = hot)."""
     for i in range(max(warmup, len(input_sets))):
         call(*input_sets[i % len(input_sets)])
     torch.cuda.synchronize()
+    keep_warm(torch, lambda: call(*input_sets[0]), warm_ms)
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
     for i in range(iters):
@@ -331,7 +343,7 @@ def time_events(torch, call, input_sets, iters, warmup):
     return [s.elapsed_time(e) for s, e in zip(starts, ends)]
 
 
-def time_graph(torch, call, inputs, iters, warmup, calls_per_graph):
+def time_graph(torch, call, inputs, iters, warmup, calls_per_graph, warm_ms=0.0):
     """Per-call ms from replays of a graph holding `calls_per_graph` calls."""
     q, k, v = inputs
     # Warm up on a side stream, as graph capture requires, so lazy
@@ -350,6 +362,7 @@ def time_graph(torch, call, inputs, iters, warmup, calls_per_graph):
     for _ in range(max(1, warmup // calls_per_graph)):
         graph.replay()
     torch.cuda.synchronize()
+    keep_warm(torch, graph.replay, warm_ms, batch=1)
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
     for i in range(iters):
@@ -430,17 +443,17 @@ def run_shape(torch, args, suite, shape, device, l2_bytes):
             for mode in args.modes:
                 try:
                     if mode == "events":
-                        samples = time_events(torch, call, [hot], args.iters, args.warmup)
+                        samples = time_events(torch, call, [hot], args.iters, args.warmup, args.warm_ms)
                     elif mode == "cold":
                         free, _ = torch.cuda.mem_get_info(device)
                         n_sets = cold_set_count(shape, l2_bytes, free)
                         sets = [hot] + [make_inputs(torch, shape, device) for _ in range(n_sets - 1)]
                         try:
-                            samples = time_events(torch, call, sets, args.iters, args.warmup)
+                            samples = time_events(torch, call, sets, args.iters, args.warmup, args.warm_ms)
                         finally:
                             del sets
                     else:
-                        samples = time_graph(torch, call, hot, args.iters, args.warmup, args.graph_calls)
+                        samples = time_graph(torch, call, hot, args.iters, args.warmup, args.graph_calls, args.warm_ms)
                     res = make_result(suite, shape, impl, mode, samples)
                     log("  {:<15} {:<6} {}: {} samples".format(impl, mode, key, len(samples)))
                 except Exception as e:
@@ -461,6 +474,9 @@ def parse_args(argv):
     p.add_argument("--backends", default="flash,cudnn,efficient", help="comma list of flash,cudnn,efficient (default: %(default)s)")
     p.add_argument("--iters", type=int, default=100, help="timed samples per (shape, backend, mode) (default: %(default)s)")
     p.add_argument("--warmup", type=int, default=10, help="untimed calls before timing (default: %(default)s)")
+    p.add_argument("--warm-ms", type=float, default=0.0,
+                   help="keep calling each (shape, backend, mode) this many ms before its samples: a GPU "
+                        "settled at its power cap (default: %(default)s, the count-based warm-up only)")
     p.add_argument("--graph-calls", type=int, default=20, help="calls captured per CUDA graph in graph mode (default: %(default)s)")
     p.add_argument("--l2-mb", type=float, default=None, help="L2 size for cold mode (default: from the device, else 50)")
     p.add_argument("--device", type=int, default=0, help="CUDA device index (default: %(default)s)")
@@ -474,8 +490,8 @@ def parse_args(argv):
     bad = [m for m in args.modes if m not in MODES] + [b for b in args.backends if b not in BACKENDS]
     if bad:
         p.error("unknown mode/backend: {}".format(", ".join(bad)))
-    if args.iters < 1 or args.graph_calls < 1 or args.warmup < 0:
-        p.error("--iters and --graph-calls must be >= 1, --warmup >= 0")
+    if args.iters < 1 or args.graph_calls < 1 or args.warmup < 0 or not args.warm_ms >= 0:
+        p.error("--iters and --graph-calls must be >= 1, --warmup and --warm-ms >= 0")
     return args
 
 

@@ -36,6 +36,11 @@ pub struct Protocol {
     pub warmup: usize,
     /// Calls captured per graph in graph mode.
     pub graph_calls: usize,
+    /// Before the samples, keep calling for at least this long (0: only `warmup` calls). An
+    /// H100 at its power cap (700 W) settles its clock about a second into a sustained load; a
+    /// few dozen samples taken before that time the climb, so two implementations timed one
+    /// after the other can each catch a different part of it.
+    pub warm_ms: f64,
     /// Modes to run: [`MODE_EVENTS`], [`MODE_COLD`], [`MODE_GRAPH`].
     pub modes: Vec<String>,
     /// Decode shapes: this many key-range parts instead of [`flashattn::decode_splits`]'s.
@@ -50,6 +55,7 @@ impl Default for Protocol {
             iters: 100,
             warmup: 10,
             graph_calls: 20,
+            warm_ms: 0.0,
             modes: vec![MODE_EVENTS.into(), MODE_GRAPH.into()],
             decode_splits: None,
             no_lse: false,
@@ -128,8 +134,7 @@ impl Gpu {
                 .modes
                 .iter()
                 .map(|mode| {
-                    let samples =
-                        self.time(&mut w, mode, proto.iters, proto.warmup, proto.graph_calls)?;
+                    let samples = self.time(&mut w, mode, proto)?;
                     let mut r = BenchResult::new(suite, shape.clone(), label, mode, samples);
                     // What the choice resolved to (auto: the dispatch table or the rule).
                     r.config = w.last_config.map(str::to_string);
@@ -332,15 +337,23 @@ impl Gpu {
         &self,
         w: &mut Workload,
         mode: &str,
-        iters: usize,
-        warmup: usize,
-        graph_calls: usize,
+        proto: &Protocol,
     ) -> Result<Vec<f64>, flashattn::Error> {
+        let (iters, graph_calls) = (proto.iters, proto.graph_calls);
         let stream = &self.stream;
-        for _ in 0..warmup {
+        for _ in 0..proto.warmup {
             w.launch(stream, 0)?;
         }
         stream.synchronize()?;
+        // Warmed by the call itself, so the clock settles under this kernel's own power draw.
+        let warm = std::time::Duration::from_secs_f64(proto.warm_ms.max(0.0) / 1e3);
+        let start = std::time::Instant::now();
+        while start.elapsed() < warm {
+            for _ in 0..graph_calls {
+                w.launch(stream, 0)?;
+            }
+            stream.synchronize()?;
+        }
         let samples = match mode {
             MODE_EVENTS | MODE_COLD => {
                 let rotate = mode == MODE_COLD;

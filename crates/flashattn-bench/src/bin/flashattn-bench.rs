@@ -59,6 +59,11 @@ struct RunArgs {
     /// Timed samples per (shape, implementation, mode).
     #[arg(long, default_value_t = 100, value_parser = RangedU64ValueParser::<usize>::new().range(1..))]
     iters: usize,
+    /// Before each (shape, implementation, mode)'s samples, keep calling it for this many
+    /// milliseconds (SDPA's too): samples from a GPU settled at its power cap, not its climb
+    /// there (an H100 takes about a second). 0 keeps the count-based warm-up only.
+    #[arg(long, default_value_t = 0.0, value_parser = non_negative_ms)]
+    warm_ms: f64,
     /// `auto` (the dispatcher's choice), `all` (auto and every configuration that runs the
     /// shape) or a configuration name.
     #[arg(long, default_value = "auto")]
@@ -106,9 +111,21 @@ struct TuneArgs {
     /// Timed samples per (shape, configuration), CUDA-graph mode.
     #[arg(long, default_value_t = 30, value_parser = RangedU64ValueParser::<usize>::new().range(1..))]
     iters: usize,
+    /// As `run --warm-ms`: keep calling each configuration this long before its samples.
+    #[arg(long, default_value_t = 0.0, value_parser = non_negative_ms)]
+    warm_ms: f64,
     /// The dispatch table to write.
     #[arg(long, default_value = "dispatch.tsv")]
     out: PathBuf,
+}
+
+fn non_negative_ms(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(ms) if ms.is_finite() && ms >= 0.0 => Ok(ms),
+        _ => Err(format!(
+            "`{s}` is not a non-negative number of milliseconds"
+        )),
+    }
 }
 
 #[derive(Args)]
@@ -182,6 +199,7 @@ fn run(args: &RunArgs) -> i32 {
     let entries = entries(&args.suites);
     let proto = Protocol {
         iters: args.iters,
+        warm_ms: args.warm_ms,
         modes: args.modes.clone(),
         decode_splits: args.decode_splits,
         no_lse: args.no_lse,
@@ -271,6 +289,7 @@ fn run_sdpa(args: &RunArgs, entries: &[SuiteShape], proto: &Protocol) -> Result<
         .arg(&shapes_path)
         .args(["--modes", &proto.modes.join(",")])
         .args(["--iters", &proto.iters.to_string()])
+        .args(["--warm-ms", &proto.warm_ms.to_string()])
         .arg("--out")
         .arg(&base_path)
         .env("PYTHONUNBUFFERED", "1")
@@ -393,6 +412,7 @@ fn tune(args: &TuneArgs) -> i32 {
     entries.retain(|e| !e.shape.decode);
     let proto = Protocol {
         iters: args.iters,
+        warm_ms: args.warm_ms,
         modes: vec![MODE_GRAPH.into()],
         ..Protocol::default()
     };
@@ -512,6 +532,15 @@ mod tests {
         assert_eq!(entries(&run.suites).len(), 2);
         assert_eq!(run.decode_splits, Some(3));
         assert!(parse(&["run", "--decode-splits", "0"]).is_err());
+        assert_eq!(run.warm_ms, 0.0);
+        let Job::Run(run) = parse(&["run", "--warm-ms", "1500"]).unwrap() else {
+            panic!("run")
+        };
+        assert_eq!(run.warm_ms, 1500.0);
+        for bad in ["-1", "nan", "inf", "soon"] {
+            assert!(parse(&["run", "--warm-ms", bad]).is_err(), "{bad}");
+            assert!(parse(&["tune", "--warm-ms", bad]).is_err(), "{bad}");
+        }
         let Job::Host(host) = parse(&["host"]).unwrap() else {
             panic!("host")
         };
