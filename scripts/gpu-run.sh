@@ -346,12 +346,14 @@ idle = [r for r in rows if r[0] <= t(marks[0][0])]
 if idle:
     print(f"power: idle {statistics.median(r[1] for r in idle):.0f} W at {statistics.median(r[2] for r in idle):.0f} MHz")
 print("power: run, median over its busy samples (utilization >= 90%) after the first second: W, SM MHz, mem MHz, deg C, samples; "
-      "share of them with the power cap (SW 0x4 / HW 0x8 / brake 0x80) or thermal (0x20, 0x40) reasons; p50 ms; mJ per call")
-starts = {}
+      "share of them with the power cap (SW 0x4 / HW 0x8 / brake 0x80) or thermal (0x20, 0x40) reasons; p50 ms; "
+      "mJ per call (mean W x p50)")
+starts, run = {}, -1
 for stamp, *what in marks[1:]:
     kind, impl, key = what
     if kind == "start":
         starts[(impl, key)] = t(stamp)
+        run += impl == "ours"   # each shape's runs: ours, then cuDNN (files power-IMPL-RUN.json)
         continue
     busy = [r for r in rows if starts[(impl, key)] <= r[0] <= t(stamp) and r[5] >= 90]
     # The first second of a run climbs to the cap (and the averaged reading lags): steady state after it.
@@ -363,15 +365,15 @@ for stamp, *what in marks[1:]:
     cap = sum(1 for x in reasons if x & 0x8c) / len(reasons) if reasons else float("nan")
     hot = sum(1 for x in reasons if x & 0x60) / len(reasons) if reasons else float("nan")
     p50 = None
-    i = [m[3] for m in marks[1:] if m[1] == "start" and m[2] == "ours"].index(key)
     try:
-        res = json.load(open(f"{out}/power-{impl}-{i}.json"))["results"]
+        res = json.load(open(f"{out}/power-{impl}-{run}.json"))["results"]
         samples = sorted(next(x for x in res if x.get("samples_ms"))["samples_ms"])
         p50 = samples[len(samples) // 2]
     except (OSError, ValueError, StopIteration, KeyError):
         pass
-    p50s = f"{p50:.4f} ms {med(1) * p50:.1f} mJ" if p50 else "-"
-    print(f"    {key:40s} {impl:6s} {med(1):5.0f} W {med(2):5.0f} {med(3):5.0f} {med(4):3.0f} C n={len(busy):4d} "
+    watts = statistics.mean(r[1] for r in busy)   # energy a call: mean power x p50
+    p50s = f"{p50:.4f} ms {watts * p50:.1f} mJ" if p50 else "-"
+    print(f"    {key:40s} {impl:6s} {med(1):5.0f} W (mean {watts:4.0f}) {med(2):5.0f} {med(3):5.0f} {med(4):3.0f} C n={len(busy):4d} "
           f"cap {cap:4.0%} thermal {hot:4.0%}  {p50s}")
 PY
       ;;
