@@ -5,7 +5,7 @@
 # ab (AB_OLD=other build's flashattn-bench, AB_SHAPES=shape keys), host-ab (host cost per launch
 # against AB_OLD: HOST_AB_REPS, HOST_AB_ARGS), kernel-ab (KERNEL_AB=configurations),
 # tuned-ab (after tune: the tuned table against the dispatcher; TUNE_SHAPES limits both), regression
-# (against the stored baseline), accuracy
+# (against the stored baseline; GATE_SDPA=1 with SDPA beside, to read ours net of the drift), accuracy
 # (ours, naive and PyTorch SDPA against the f64 reference, per mask and score modifier), selftest,
 # candle (scripts/candle-gpu-pack.sh packs it).
 # Full logs go to $OUT (default ./gpu-out); a short table is printed last. Steps run in the order
@@ -217,9 +217,13 @@ PY
         done
       done ;;
     regression)
-      # The regression gate against the stored baseline of this GPU, features off.
+      # The regression gate against the stored baseline of this GPU, features off. GATE_SDPA=1
+      # times SDPA's backends too, so that `compare` shows ours with the drift between the two
+      # sessions (power state, host) divided out (the `/ baselines'` column, beside the verdicts;
+      # the stored baseline has SDPA's timings).
       base="docs/benchmarks/baseline-$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' _).json"
-      "$bin/flashattn-bench" run ${GATE_ARGS:---suite seed,long --modes graph --iters 50} --baseline none \
+      ours_only=(--baseline none); [ "${GATE_SDPA:-0}" = 1 ] && ours_only=()
+      "$bin/flashattn-bench" run ${GATE_ARGS:---suite seed,long --modes graph --iters 50} "${ours_only[@]}" \
         --out "$out/gate.json" > "$out/gate-run.log" 2>&1
       "$bin/flashattn-report" compare --mode graph "$base" "$out/gate.json" > "$out/gate.txt" 2>&1
       note "regression gate vs $base: exit $? ($(tail -1 "$out/gate.txt"))" ;;
