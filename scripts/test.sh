@@ -10,6 +10,8 @@ source scripts/setup.sh
 start=$(date +%s)
 cargo build --workspace --all-targets --locked
 cargo test --workspace --locked --no-fail-fast "$@"
+# The SDPA baseline script's torch-free helpers (shape keys, suite file, cold sets, --warm-ms).
+python3 crates/flashattn-bench/python/sdpa_baseline.py --self-test
 scripts/docs-check.sh
 # crates/flashattn-candle is a workspace of its own (candle's `cuda` feature must not reach the
 # crates above): its build, CPU tests and the candle + flashattn co-build check.

@@ -166,6 +166,13 @@ def self_test():
     assert shape_key(dec) == "bf16 B8 H32/8 S1x4096 D128 decode page16 heads-major"
     # Rust spells the same shape the same way (suites.json holds it).
     assert shape_key(dec) in {shape_key(s) for _, s in shapes}
+    # --warm-ms: no calls at 0; at least one synchronized batch, and whole batches, otherwise.
+    calls, syncs = [], []
+    fake_torch = type("T", (), {"cuda": type("C", (), {"synchronize": staticmethod(lambda: syncs.append(1))})})
+    keep_warm(fake_torch, lambda: calls.append(1), 0.0)
+    assert not calls and not syncs
+    keep_warm(fake_torch, lambda: calls.append(1), 5.0, batch=3)
+    assert len(calls) >= 3 and len(calls) == 3 * len(syncs)
     print("self-test passed")
 
 
