@@ -299,9 +299,9 @@ PY
       script=dist/gpu/sdpa_baseline.py; [ -f "$script" ] || script=crates/flashattn-bench/python/sdpa_baseline.py
       # The instantaneous power where the driver has it (power.draw averages over about a second),
       # and the clock-event reasons under either of their names; the first set the driver takes.
-      base=timestamp,power.draw.instant,clocks.sm,clocks.mem,temperature.gpu,utilization.gpu
-      for fields in $base,clocks_event_reasons.active $base,clocks_throttle_reasons.active $base \
-                    ${base/.instant/},clocks_throttle_reasons.active ${base/.instant/}; do
+      common=timestamp,power.draw.instant,clocks.sm,clocks.mem,temperature.gpu,utilization.gpu
+      for fields in $common,clocks_event_reasons.active $common,clocks_throttle_reasons.active $common \
+                    ${common/.instant/},clocks_throttle_reasons.active ${common/.instant/}; do
         nvidia-smi --query-gpu=$fields --format=csv,noheader,nounits > /dev/null 2>&1 && break
       done
       echo "$fields" > "$out/power-fields.txt"
@@ -309,10 +309,10 @@ PY
       smi=$!
       mark() { echo "$(date '+%Y/%m/%d %H:%M:%S.%N' | cut -c1-23)|$*" >> "$out/power-marks.txt"; }
       sleep 2; mark idle-end
+      kernel=(); [ -n "${POWER_KERNEL:-}" ] && kernel=(--kernel "$POWER_KERNEL" --label flashattn)
       IFS=, read -ra pshapes <<< "$POWER_SHAPES"
       for i in "${!pshapes[@]}"; do
         key=${pshapes[$i]}
-        kernel=(); [ -n "${POWER_KERNEL:-}" ] && kernel=(--kernel "$POWER_KERNEL" --label flashattn)
         mark "start|ours|$key"
         "$bin/flashattn-bench" run --suite all --shapes "$key" --modes graph --iters "${POWER_ITERS:-300}" \
           --baseline none "${kernel[@]}" --out "$out/power-ours-$i.json" >> "$out/power.log" 2>&1
