@@ -62,6 +62,11 @@ pub enum Inputs {
     ConstantRows,
     /// Keys duplicated in pairs: each row's maximum is attained by (at least) two keys.
     TiedMax { std: f32 },
+    /// Scores that drift along the keys: key `j`'s score is `per_key * j` (raw units) plus the
+    /// dot product of the other components (normal, std 1). Negative `per_key` makes each key tile
+    /// of the kernels' walk (last tile first) raise its rows' maxima, by as much per tile as
+    /// `per_key` times its width: the lazy rescale's reference must follow.
+    Drift { per_key: f32 },
 }
 
 /// A per-head f32 vector (ALiBi slopes, attention sinks) as a rule of the head index, so a
@@ -483,6 +488,14 @@ fn fill_row<T: TestElement>(
             };
             row.iter_mut()
                 .for_each(|x| *x = T::from_f64(normal(rng, std * f)));
+        }
+        Inputs::Drift { per_key } => {
+            row.iter_mut().for_each(|x| *x = T::from_f64(normal(rng, 1.0)));
+            match role {
+                Role::Query => row[0] = T::from_f64(1.0),
+                Role::Key => row[0] = T::from_f64(per_key as f64 * index as f64),
+                Role::Value => {}
+            }
         }
         Inputs::ConstantRows => {
             let c = if role == Role::Query {

@@ -242,6 +242,56 @@ fn hostile_inputs() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Row maxima that keep rising along the kernels' key walk (last key tile first): each key tile
+/// raises them by 3, 9 or 30 in base-2 exponent units, so a row's exponent reference lags
+/// behind by less than the lazy rescale's slack (2^8) and catches up later, or moves on every
+/// tile; and once falling (the first tile holds the maxima). Every configuration, with LSE; a
+/// reference that failed to follow would overflow P (2^30 a tile).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn rising_row_maxima() {
+    let stream = gpu_stream().expect("a CUDA GPU of compute capability >= 8.0");
+    let device = flashattn::device_facts(stream.context()).unwrap();
+    let configs: Vec<_> = flashattn::kernel_configs()
+        .iter()
+        .filter(|c| device.can_run(c))
+        .collect();
+    let mut failures = Vec::new();
+    let mut cases = 0;
+    for (ci, config) in configs.iter().enumerate() {
+        // Default scale: one raw score unit is log2(e) / sqrt(d) exponent units.
+        let exponent_per_raw = std::f64::consts::LOG2_E / (config.head_dim as f64).sqrt();
+        let seqlen_k = config.block_n * 6 + 17;
+        for (j, rise_per_tile) in [3.0, 9.0, 30.0, -9.0].into_iter().enumerate() {
+            let per_key = -rise_per_tile / (exponent_per_raw * config.block_n as f64);
+            let params = AttentionParams {
+                heads_q: 2,
+                heads_kv: 1,
+                kernel: KernelChoice::Id(config.id),
+                ..AttentionParams::new(1, 70, seqlen_k, 2, config.head_dim)
+            };
+            let case = Case {
+                inputs: Inputs::Drift {
+                    per_key: per_key as f32,
+                },
+                with_lse: true,
+                ..Case::new(config.dtype, params, 1300 + (ci * 4 + j) as u64)
+            };
+            let out =
+                run_case(&stream, &case).unwrap_or_else(|e| panic!("{}: {e}", case.reproducer()));
+            cases += 1;
+            failures.extend(out.failure(&case.reproducer(), config.name));
+        }
+    }
+    println!(
+        "rising row maxima: {} configurations, {cases} cases, {} failed",
+        configs.len(),
+        failures.len()
+    );
+    assert!(cases > 0, "no configuration ran");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// A sequence's last query tile with warpgroups that have no rows: on the warp-specialized tiles
 /// those pass their turns without computing, and a persistent launch (more tiles than SMs, head
 /// dim 64) deals the short tiles after the full ones or, where K/V outgrows the L2 budget,

@@ -129,6 +129,7 @@ fn assert_valid(case: &Case, space: &CaseSpace) {
         }
         Inputs::ConstantRows => {}
         Inputs::TiedMax { std } => assert!(std > 0.0, "{r}"),
+        Inputs::Drift { .. } => panic!("drifting scores are the grid's, not drawn: {r}"),
     }
     if let Err(e) = validate(case) {
         panic!("the launch layer refuses a drawn case ({e}): {r}");
