@@ -490,7 +490,8 @@ fn fill_row<T: TestElement>(
                 .for_each(|x| *x = T::from_f64(normal(rng, std * f)));
         }
         Inputs::Drift { per_key } => {
-            row.iter_mut().for_each(|x| *x = T::from_f64(normal(rng, 1.0)));
+            row.iter_mut()
+                .for_each(|x| *x = T::from_f64(normal(rng, 1.0)));
             match role {
                 Role::Query => row[0] = T::from_f64(1.0),
                 Role::Key => row[0] = T::from_f64(per_key as f64 * index as f64),
