@@ -65,7 +65,7 @@ pub enum Inputs {
     /// Scores that drift along the keys: key `j`'s score is `per_key * j` (raw units) plus the
     /// dot product of the other components (normal, std 1). Negative `per_key` makes each key tile
     /// of the kernels' walk (last tile first) raise its rows' maxima, by as much per tile as
-    /// `per_key` times its width: the lazy rescale's reference must follow.
+    /// `per_key` times its width.
     Drift { per_key: f32 },
 }
 

@@ -243,10 +243,11 @@ fn hostile_inputs() {
 }
 
 /// Row maxima that keep rising along the kernels' key walk (last key tile first): each key tile
-/// raises them by 3, 9 or 30 in base-2 exponent units, so a row's exponent reference lags
-/// behind by less than the lazy rescale's slack (2^8) and catches up later, or moves on every
-/// tile; and once falling (the first tile holds the maxima). Every configuration, with LSE; a
-/// reference that failed to follow would overflow P (2^30 a tile).
+/// raises them by 3, 9 or 30 in base-2 exponent units, so every tile moves the rows' exponent
+/// reference and rescales O and the row sums (by 2^-30 a tile at the steepest); and once
+/// falling (the first tile holds the maxima, later tiles add little). Every configuration, with
+/// LSE. A softmax that kept an earlier reference would overflow P; one whose rescale missed
+/// rows would weight the tiles wrongly.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn rising_row_maxima() {
