@@ -168,17 +168,35 @@ impl Comparison {
             .count()
     }
 
-    /// Process exit status for the gate: 1 if anything regressed, else 0.
+    /// Our rows with the given verdict.
+    pub fn count_ours(&self, verdict: Verdict) -> usize {
+        self.rows
+            .iter()
+            .filter(|r| is_ours(&r.key.implementation) && r.judgement.verdict == verdict)
+            .count()
+    }
+
+    /// Process exit status for the gate: 1 if one of our results regressed, else 0. The
+    /// baselines timed beside ours (`GATE_SDPA=1`) are there to measure the drift between the
+    /// two sessions, so their own slowdowns are shown but do not fail the gate; only a
+    /// comparison without any result of ours (baselines against baselines) is judged on theirs.
     pub fn exit_code(&self) -> i32 {
-        i32::from(self.count(Verdict::Regressed) > 0)
+        let has_ours = self.rows.iter().any(|r| is_ours(&r.key.implementation));
+        let regressed = if has_ours {
+            self.count_ours(Verdict::Regressed)
+        } else {
+            self.count(Verdict::Regressed)
+        };
+        i32::from(regressed > 0)
     }
 
     /// One-line tally, e.g. for CI logs.
     pub fn summary_line(&self) -> String {
         format!(
-            "{} compared: {} regressed, {} improved, {} unchanged; {} only in old, {} only in new, {} skipped",
+            "{} compared: {} regressed ({} of ours), {} improved, {} unchanged; {} only in old, {} only in new, {} skipped",
             self.rows.len(),
             self.count(Verdict::Regressed),
+            self.count_ours(Verdict::Regressed),
             self.count(Verdict::Improved),
             self.count(Verdict::Unchanged),
             self.only_in_old.len(),
@@ -306,6 +324,61 @@ mod tests {
         }
         // Deterministic for a seed.
         assert_eq!(compare(&report(1.02, 9)), compare(&report(1.02, 9)));
+    }
+
+    #[test]
+    fn only_our_regressions_fail_the_gate() {
+        // The same report with a baseline beside ours, each scaled on its own.
+        let with_baseline = |ours: f64, baseline: f64, seed: u64| {
+            let mut r = report(ours, seed);
+            let shape = crate::suites::suite("seed").unwrap().remove(0);
+            let samples = noisy(2.0 * baseline, 100, 0.05, seed + 7);
+            r.results.push(BenchResult::new(
+                "seed",
+                shape,
+                "sdpa-cudnn",
+                MODE_GRAPH,
+                samples,
+            ));
+            r
+        };
+        let old = with_baseline(1.0, 1.0, 1);
+        let opts = CompareOptions::default();
+        // The baseline 10% slower, ours unchanged: shown, but the gate passes.
+        let c = compare_reports(&old, &with_baseline(1.0, 1.1, 1), &opts);
+        assert_eq!(
+            (
+                c.count(Verdict::Regressed),
+                c.count_ours(Verdict::Regressed)
+            ),
+            (1, 0)
+        );
+        assert_eq!(c.exit_code(), 0);
+        assert!(
+            c.summary_line()
+                .starts_with("7 compared: 1 regressed (0 of ours),"),
+            "{}",
+            c.summary_line()
+        );
+        // Ours 10% slower: the gate fails.
+        let c = compare_reports(&old, &with_baseline(1.1, 1.0, 50), &opts);
+        assert_eq!(c.count_ours(Verdict::Regressed), 6);
+        assert_eq!(c.exit_code(), 1);
+        // Baselines alone (no result of ours): judged on theirs.
+        let baselines_only = |r: Report| Report {
+            results: r
+                .results
+                .into_iter()
+                .filter(|x| !is_ours(&x.implementation))
+                .collect(),
+            ..r
+        };
+        let c = compare_reports(
+            &baselines_only(with_baseline(1.0, 1.0, 1)),
+            &baselines_only(with_baseline(1.0, 1.1, 1)),
+            &opts,
+        );
+        assert_eq!((c.rows.len(), c.exit_code()), (1, 1));
     }
 
     #[test]

@@ -26,8 +26,9 @@ const EXIT_USAGE: i32 = 2;
     arg_required_else_help = true
 )]
 enum Cli {
-    /// Match results by (shape, implementation, mode) and judge each pair; exit 1 if any
-    /// result regressed, 0 otherwise.
+    /// Match results by (shape, implementation, mode) and judge each pair; exit 1 if one of our
+    /// results regressed (baselines' slowdowns are drift between the runs, shown but not judged;
+    /// reports without our results are judged on the baselines'), 0 otherwise.
     Compare(Compare),
     /// Side-by-side table of ours against the baselines; Markdown to stdout unless --markdown
     /// or --csv is given.
