@@ -130,21 +130,21 @@ fn compare_gates_on_regressions() {
         (
             vec![a, a],
             0,
-            "20 compared: 0 regressed, 0 improved, 20 unchanged",
+            "20 compared: 0 regressed (0 of ours), 0 improved, 20 unchanged",
         ),
-        (vec![a, b], 1, "20 compared: 20 regressed"),
+        (vec![a, b], 1, "20 compared: 20 regressed (20 of ours)"),
         (
             vec![a, b, "--mode", "graph", "--seed=7"],
             1,
-            "10 compared: 10 regressed",
+            "10 compared: 10 regressed (10 of ours)",
         ),
         // A threshold above the change silences the gate.
         (
             vec![a, b, "--threshold", "0.2"],
             0,
-            "20 compared: 0 regressed",
+            "20 compared: 0 regressed (0 of ours)",
         ),
-        (vec![a, c], 0, "0 regressed, 20 improved"),
+        (vec![a, c], 0, "0 regressed (0 of ours), 20 improved"),
         (vec![a, d], 0, "only in old (5):"),
     ] {
         let args: Vec<&str> = std::iter::once("compare").chain(args).collect();
