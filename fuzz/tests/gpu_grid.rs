@@ -4,7 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use flashattn::{AttentionParams, DType, KernelChoice};
+use std::sync::Arc;
+
+use flashattn::cudarc::driver::CudaStream;
+use flashattn::{AttentionParams, DType, DeviceFacts, KernelChoice, KernelConfig};
 use flashattn_fuzz::harness::{Case, HeadVector, Inputs, Layout, gpu_stream, run_case};
 
 const SEQ_PAIRS: &[(usize, usize)] = &[
@@ -37,6 +40,17 @@ const LAYOUTS: &[[Layout; 4]] = &[
     [Layout::Bhsd, Layout::Bshd, Layout::Bhsd, Layout::Bshd],
     [PADDED, Layout::Bhsd, Layout::BatchBroadcast, Layout::Bhsd],
 ];
+
+/// The configurations this GPU can run: built for it, and within its shared memory (which
+/// FLASHATTN_MAX_SMEM_PER_BLOCK lowers to test a 99 KiB part on a larger one).
+fn runnable_configs(stream: &CudaStream) -> (Arc<DeviceFacts>, Vec<&'static KernelConfig>) {
+    let device = flashattn::device_facts(stream.context()).unwrap();
+    let configs = flashattn::kernel_configs()
+        .iter()
+        .filter(|c| device.can_run(c))
+        .collect();
+    (device, configs)
+}
 
 fn with_layouts(case: Case, [q, k, v, o]: [Layout; 4]) -> Case {
     Case {
@@ -134,13 +148,7 @@ fn every_config_on_awkward_shapes() {
             (1, 1, false),
         ]
     };
-    // The configurations this GPU can run: built for it, and within its shared memory (which
-    // FLASHATTN_MAX_SMEM_PER_BLOCK lowers to test a 99 KiB part on a larger one).
-    let device = flashattn::device_facts(stream.context()).unwrap();
-    let configs: Vec<_> = flashattn::kernel_configs()
-        .iter()
-        .filter(|c| device.can_run(c))
-        .collect();
+    let (device, configs) = runnable_configs(&stream);
     let over_smem = flashattn::kernel_configs()
         .iter()
         .filter(|c| c.runs_on(device.compute_capability) && !device.can_run(c))
@@ -252,11 +260,7 @@ fn hostile_inputs() {
 #[ignore = "needs a CUDA GPU"]
 fn rising_row_maxima() {
     let stream = gpu_stream().expect("a CUDA GPU of compute capability >= 8.0");
-    let device = flashattn::device_facts(stream.context()).unwrap();
-    let configs: Vec<_> = flashattn::kernel_configs()
-        .iter()
-        .filter(|c| device.can_run(c))
-        .collect();
+    let (_, configs) = runnable_configs(&stream);
     let mut failures = Vec::new();
     let mut cases = 0;
     for (ci, config) in configs.iter().enumerate() {
@@ -306,11 +310,8 @@ fn rising_row_maxima() {
 #[ignore = "needs a CUDA GPU"]
 fn ws_short_last_tiles() {
     let stream = gpu_stream().expect("a CUDA GPU of compute capability >= 8.0");
-    let device = flashattn::device_facts(stream.context()).unwrap();
-    let configs: Vec<_> = flashattn::kernel_configs()
-        .iter()
-        .filter(|c| device.can_run(c) && c.warp_specialized())
-        .collect();
+    let (device, mut configs) = runnable_configs(&stream);
+    configs.retain(|c| c.warp_specialized());
     let mut failures = Vec::new();
     let mut cases = 0;
     for (ci, config) in configs.iter().enumerate() {
@@ -534,11 +535,7 @@ fn masks_and_score_mods_on_every_config() {
             (239, 239),
         ]
     };
-    let device = flashattn::device_facts(stream.context()).unwrap();
-    let configs: Vec<_> = flashattn::kernel_configs()
-        .iter()
-        .filter(|c| device.can_run(c))
-        .collect();
+    let (_, configs) = runnable_configs(&stream);
     let features = features();
     let mut failures = Vec::new();
     let (mut cases, mut mod_cases) = (0, 0);

@@ -305,6 +305,22 @@ mod tests {
         r
     }
 
+    /// [`report`] with a cuDNN baseline beside ours on the first seed shape's graph row, each
+    /// scaled on its own.
+    fn with_baseline(ours: f64, baseline: f64, seed: u64) -> Report {
+        let mut r = report(ours, seed);
+        let shape = crate::suites::suite("seed").unwrap().remove(0);
+        let samples = noisy(2.0 * baseline, 100, 0.05, seed + 7);
+        r.results.push(BenchResult::new(
+            "seed",
+            shape,
+            "sdpa-cudnn",
+            MODE_GRAPH,
+            samples,
+        ));
+        r
+    }
+
     #[test]
     fn verdicts_and_exit_codes() {
         let old = report(1.0, 1);
@@ -328,20 +344,6 @@ mod tests {
 
     #[test]
     fn only_our_regressions_fail_the_gate() {
-        // The same report with a baseline beside ours, each scaled on its own.
-        let with_baseline = |ours: f64, baseline: f64, seed: u64| {
-            let mut r = report(ours, seed);
-            let shape = crate::suites::suite("seed").unwrap().remove(0);
-            let samples = noisy(2.0 * baseline, 100, 0.05, seed + 7);
-            r.results.push(BenchResult::new(
-                "seed",
-                shape,
-                "sdpa-cudnn",
-                MODE_GRAPH,
-                samples,
-            ));
-            r
-        };
         let old = with_baseline(1.0, 1.0, 1);
         let opts = CompareOptions::default();
         // The baseline 10% slower, ours unchanged: shown, but the gate passes.
@@ -385,22 +387,9 @@ mod tests {
     fn baseline_drift_is_divided_out_of_our_ratio() {
         // Ours and a baseline both 10% slower in the new run: ours regresses, and the drift
         // line says nothing is left once the baseline's drift is divided out.
-        let with_baseline = |scale: f64, seed: u64| {
-            let mut r = report(scale, seed);
-            let shape = crate::suites::suite("seed").unwrap().remove(0);
-            let samples = noisy(2.0 * scale, 100, 0.05, seed + 7);
-            r.results.push(BenchResult::new(
-                "seed",
-                shape,
-                "sdpa-cudnn",
-                MODE_GRAPH,
-                samples,
-            ));
-            r
-        };
         let c = compare_reports(
-            &with_baseline(1.0, 1),
-            &with_baseline(1.1, 50),
+            &with_baseline(1.0, 1.0, 1),
+            &with_baseline(1.1, 1.1, 50),
             &CompareOptions::default(),
         );
         let ours: Vec<&ComparedRow> = c
