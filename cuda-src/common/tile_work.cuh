@@ -62,16 +62,17 @@ struct Sequence {
 // 40 MB) that leaves room for Q, O and the other section in flight at a section boundary.
 constexpr long long kL2BytesForKV = 32ll << 20;
 
+// K and V of one KV head, 16-bit elements.
+inline long long kv_head_bytes(const FlashAttnFwdParams &p) { return 4ll * p.seqlen_k * p.head_dim; }
+
 // (head, batch) pairs per causal section (TileWork::tile_coords): K and V of one KV head
 // (varlen: of the longest sequence) against the budget, times the query heads sharing it. On
 // the host, once per launch (flashattn_fwd sets FlashAttnFwdParams::causal_section): in every
 // CTA's prologue even a few dozen integer instructions slowed the one-wave seed launches by up
 // to 4%.
-// K and V of one KV head, 16-bit elements.
-inline long long kv_head_bytes(const FlashAttnFwdParams &p) { return 4ll * p.seqlen_k * p.head_dim; }
-
 inline int causal_section(const FlashAttnFwdParams &p) {
-    const long long kv_heads = kL2BytesForKV / kv_head_bytes(p) > 1 ? kL2BytesForKV / kv_head_bytes(p) : 1;
+    const long long fit = kL2BytesForKV / kv_head_bytes(p);
+    const long long kv_heads = fit > 1 ? fit : 1;
     const long long pairs = static_cast<long long>(p.heads_q) * p.batch;
     const long long section = kv_heads * (p.heads_q / p.heads_kv);
     return static_cast<int>(section < pairs ? section : pairs);
@@ -235,16 +236,16 @@ __host__ __device__ __forceinline__ dim3 tile_grid(const FlashAttnFwdParams &p, 
 // the deal (short_tile_deal), once per launch on the host, as it does the causal sections.
 enum class ShortTileDeal : int { kNone, kLast, kRotate };
 
-// The deal of a persistent launch of `ctas` CTAs over tiles of block_m rows: the rotation where the launch's
-// K/V outgrows the L2 budget and the short tiles are a large share of the walk (at most 8 query
+// The deal of a persistent launch of `ctas` CTAs over the grid `tiles` of block_m-row query tiles
+// (tile_grid, which the launcher has already worked out): the rotation where the launch's K/V
+// outgrows the L2 budget and the short tiles are a large share of the walk (at most 8 query
 // tiles a sequence). Measured on the lent H100 (2026-11-27, calls BR, BS and BV): the rotation
 // took bf16 B16 H32 S1024 D64 (134 MB of K/V, 6 query tiles) 3.5-8% faster, left B4 H32 S4096
 // (22 query tiles) within 1% (2% slower with softcap) and, applied to f16 B8 H16 S512 (17 MB),
 // made it 1.5-4.6% slower. Only where every CTA takes a tile in a pair's first round (no more
 // query tiles than CTAs) and the tile index fits 32 bits: the rotation's arithmetic is then in
 // 32 bits, its divisions by at most 8.
-inline ShortTileDeal short_tile_deal(const FlashAttnFwdParams &p, int block_m, int ctas) {
-    const dim3 tiles = tile_grid(p, block_m);
+inline ShortTileDeal short_tile_deal(const FlashAttnFwdParams &p, int block_m, dim3 tiles, int ctas) {
     if (p.causal || tiles.x < 2 || p.seqlen_q % block_m == 0) return ShortTileDeal::kNone;
     const long long count = static_cast<long long>(tiles.x) * tiles.y * tiles.z;
     const long long kv_bytes = kv_head_bytes(p) * p.batch * p.heads_kv;

@@ -449,7 +449,7 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
         const bool equal_tiles = !p.causal && !packed && p.window_left < 0 && p.window_right < 0;
         const int sms = equal_tiles ? current_device_sm_count() : 0;
         if (sms > 0 && tiles > sms) {
-            args.deal = short_tile_deal(p, Traits::kBlockM, sms);
+            args.deal = short_tile_deal(p, Traits::kBlockM, grid, sms);
             // Plainly: as a programmatic dependent it ran 3-4.5% slower (common/launch.cuh).
             return launch_tiles(ws_kernel<Traits, kVariant, true>, dim3(sms), Traits::kThreads,
                                 Traits::kPersistentSmemLaunchBytes, params, stream, persistent_facts, args,
