@@ -2,7 +2,8 @@
 # Runs on the GPU host, from the checkout root, over what scripts/gpu-pack.sh packed.
 # Steps (default: all): tests sanitizer fuzz bench; also varlen-sanitizer, decode-sanitizer, fuzz-sanitizer,
 # test-sanitizer (SANITIZE_TEST=one gpu_grid test), tune, gate, power (POWER_SHAPES: W and clock per kernel),
-# ab (AB_OLD=other build's flashattn-bench, AB_SHAPES=shape keys), host-ab (host cost per launch
+# ab (AB_OLD=other build's flashattn-bench, AB_SHAPES=shape keys; AB_REPS pairs pooled into
+# $OUT/ab-pooled.txt), host-ab (host cost per launch
 # against AB_OLD: HOST_AB_REPS, HOST_AB_ARGS), kernel-ab (KERNEL_AB=configurations),
 # tuned-ab (after tune: the tuned table against the dispatcher; TUNE_SHAPES limits both), regression
 # (against the stored baseline; GATE_SDPA=1 with SDPA beside, to read ours net of the drift), accuracy
@@ -187,11 +188,15 @@ PY
     ab)
       # Same-run A/B against another build's flashattn-bench (AB_OLD): AB_REPS alternating runs
       # of each, every pair gated; pairs that disagree show drift between runs, not a change.
+      # The second build of a pair runs on a GPU the first has warmed, so the order alternates
+      # (old first in odd pairs, new first in even ones), and `flashattn-report ab` pools the
+      # pairs into one verdict per shape: faster or slower only where every pair agrees.
       old=$(old_bench) || { echo "$step: AB_OLD must name the other build of flashattn-bench" >&2; exit 1; }
       # AB_SHAPES: shape keys (comma-separated; they contain spaces, which AB_ARGS would split).
       shapes=(); [ -n "${AB_SHAPES:-}" ] && shapes=(--shapes "$AB_SHAPES")
       for r in $(seq "${AB_REPS:-3}"); do
-        for side in old new; do
+        order="old new"; [ $((r % 2)) = 0 ] && order="new old"
+        for side in $order; do
           exe=$old; [ $side = new ] && exe="$bin/flashattn-bench"
           "$exe" run ${AB_ARGS:---suite seed --modes graph --iters 50} "${shapes[@]}" --baseline none --label flashattn \
             --out "$out/ab-$side-$r.json" >> "$out/ab.log" 2>&1 || note "ab: $side run $r failed"
@@ -201,7 +206,11 @@ PY
       done
       note "ab: new / old p50 per shape, one column per pair"
       files=(); for r in $(seq "${AB_REPS:-3}"); do files+=("$out/ab-compare-$r.txt"); done
-      ratio_columns "${files[@]}" ;;
+      ratio_columns "${files[@]}"
+      pairs=(); for r in $(seq "${AB_REPS:-3}"); do pairs+=("$out/ab-old-$r.json" "$out/ab-new-$r.json"); done
+      "$bin/flashattn-report" ab "${pairs[@]}" > "$final/ab-pooled.txt" 2>&1
+      note "ab pooled (rc=$?): $(tail -1 "$final/ab-pooled.txt")"
+      grep -E " (faster|SLOWER)$" "$final/ab-pooled.txt" | sed 's/^/    /' | tee -a "$summary" ;;
     kernel-ab)
       # Same-run A/B of named configurations (KERNEL_AB, comma-separated) against the dispatcher's
       # choice on the shapes they run (KERNEL_AB_ARGS), AB_REPS times: whether a table row should move.

@@ -74,6 +74,19 @@ fn mistakes_exit_2_naming_the_problem() {
             "/nonexistent/a.json",
         ),
         (&["suites", "--suite", "nope"], "'nope'"),
+        (&["ab"], "required arguments were not provided"),
+        (
+            &["ab", "a", "b", "c"],
+            "3 reports given; they go in (old, new) pairs",
+        ),
+        (
+            &["ab", "a", "b", "--threshold", "-1"],
+            "'-1' for '--threshold",
+        ),
+        (
+            &["ab", "/nonexistent/a.json", "/nonexistent/b.json"],
+            "/nonexistent/a.json",
+        ),
     ];
     for (bin, cases) in [(BENCH, bench), (REPORT, report)] {
         for (args, message) in cases {
@@ -152,6 +165,51 @@ fn compare_gates_on_regressions() {
         assert_eq!(got, code, "{args:?}: {out}");
         assert!(out.contains(text), "{args:?}: {out}");
     }
+}
+
+#[test]
+fn ab_pools_alternating_pairs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |n: &str| {
+        dir.path()
+            .join(format!("{n}.json"))
+            .to_str()
+            .unwrap()
+            .to_string()
+    };
+    // Three pairs: the new build 6% faster in each, the runs drifting by 2%; then a pair that
+    // reverses it.
+    let mut args = vec!["ab".to_string()];
+    for (r, drift) in [1.0, 1.02, 0.99].into_iter().enumerate() {
+        let (old, new) = (path(&format!("old{r}")), path(&format!("new{r}")));
+        synthetic(drift, 10 + r as u64).write(&old).unwrap();
+        synthetic(0.94 * drift, 20 + r as u64).write(&new).unwrap();
+        args.extend([old, new]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out, err) = run(REPORT, &args);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("20 pooled over 3 pairs: 20 faster, 0 slower, 0 inconclusive"),
+        "{out}"
+    );
+    synthetic(0.94, 30).write(path("old3")).unwrap();
+    synthetic(1.0, 31).write(path("new3")).unwrap();
+    let (old3, new3) = (path("old3"), path("new3"));
+    let reversed: Vec<&str> = args
+        .iter()
+        .copied()
+        .chain([old3.as_str(), new3.as_str()])
+        .collect();
+    let (code, out, _) = run(REPORT, &reversed);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("20 pooled over 4 pairs: 0 faster, 0 slower, 20 inconclusive"),
+        "{out}"
+    );
+    let (code, help, _) = run(REPORT, &["ab", "--help"]);
+    assert_eq!(code, 0);
+    assert!(help.contains("[default: 0.015]"), "{help}");
 }
 
 #[test]

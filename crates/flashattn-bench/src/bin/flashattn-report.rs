@@ -1,11 +1,13 @@
 //! `flashattn-report`: GPU-free tooling over benchmark reports — the
-//! regression gate (`compare`), side-by-side tables, charts, merging, and the
-//! shape suites for the Python baseline.
+//! regression gate (`compare`), the A/B verdict over alternating runs (`ab`),
+//! side-by-side tables, charts, merging, and the shape suites for the Python
+//! baseline.
 //!
 //! Exit status: 0 on success, 1 when `compare` finds a regression, 2 on
 //! usage or I/O errors (so CI can tell "slower" from "broken").
 
 use clap::{Args, Parser};
+use flashattn_bench::ab::{AbOptions, pool_pairs};
 use flashattn_bench::compare::{CompareOptions, compare_reports};
 use flashattn_bench::output::{self, ChartOptions};
 use flashattn_bench::report::Report;
@@ -30,6 +32,10 @@ enum Cli {
     /// results regressed (baselines' slowdowns are drift between the runs, shown but not judged;
     /// reports without our results are judged on the baselines'), 0 otherwise.
     Compare(Compare),
+    /// Pool alternating A/B runs (OLD NEW OLD NEW ...): per result, the pairs' new/old median
+    /// ratios, their geometric mean with a 95% two-level bootstrap interval (pairs, then each
+    /// pair's samples), and whether the new build is faster, slower or neither; always exit 0.
+    Ab(Ab),
     /// Side-by-side table of ours against the baselines; Markdown to stdout unless --markdown
     /// or --csv is given.
     Table(Table),
@@ -49,6 +55,15 @@ struct Compare {
     new: PathBuf,
     #[command(flatten)]
     opts: CompareOptions,
+}
+
+#[derive(Args)]
+struct Ab {
+    /// Reports in pairs, each the old build's run then the new build's, pair after pair.
+    #[arg(required = true, value_name = "OLD NEW")]
+    reports: Vec<PathBuf>,
+    #[command(flatten)]
+    opts: AbOptions,
 }
 
 #[derive(Args)]
@@ -127,6 +142,31 @@ fn execute(cli: Cli) -> Result<i32, String> {
             let comparison = compare_reports(&old, &new, &c.opts);
             print(&comparison.render_text())?;
             return Ok(comparison.exit_code());
+        }
+        Cli::Ab(a) => {
+            if a.reports.len() % 2 != 0 {
+                return Err(format!(
+                    "ab: {} reports given; they go in (old, new) pairs",
+                    a.reports.len()
+                ));
+            }
+            let mut pairs = Vec::new();
+            for pair in a.reports.chunks(2) {
+                pairs.push((read_report(&pair[0])?, read_report(&pair[1])?));
+            }
+            let mut devices: Vec<&str> = pairs
+                .iter()
+                .flat_map(|(old, new)| [old.device.name.as_str(), new.device.name.as_str()])
+                .collect();
+            devices.sort_unstable();
+            devices.dedup();
+            if devices.len() > 1 {
+                eprintln!(
+                    "warning: pooling runs of different devices: {}",
+                    devices.join(", ")
+                );
+            }
+            print(&pool_pairs(&pairs, &a.opts).render_text())?;
         }
         Cli::Table(t) => {
             let report = read_report(&t.report)?;
