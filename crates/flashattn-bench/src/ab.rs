@@ -96,7 +96,8 @@ pub struct AbRow {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AbComparison {
     pub pairs: usize,
-    /// Keys timed on both sides of every pair, in the first new report's order.
+    /// Keys timed on both sides of every pair, in order of first appearance (each pair's new
+    /// report, then its old one).
     pub rows: Vec<AbRow>,
     /// Keys some pair lacks on a side (or without usable samples there): not pooled.
     pub incomplete: Vec<ResultKey>,
