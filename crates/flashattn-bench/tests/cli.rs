@@ -79,10 +79,8 @@ fn mistakes_exit_2_naming_the_problem() {
             &["ab", "a", "b", "c"],
             "3 reports given; they go in (old, new) pairs",
         ),
-        (
-            &["ab", "a", "b", "--threshold", "-1"],
-            "'-1' for '--threshold",
-        ),
+        // `--threshold -1` would read as a stray argument (the reports are a list).
+        (&["ab", "a", "b", "--threshold=-1"], "'-1' for '--threshold"),
         (
             &["ab", "/nonexistent/a.json", "/nonexistent/b.json"],
             "/nonexistent/a.json",
