@@ -190,7 +190,8 @@ PY
       # of each, every pair gated; pairs that disagree show drift between runs, not a change.
       # The second build of a pair runs on a GPU the first has warmed, so the order alternates
       # (old first in odd pairs, new first in even ones), and `flashattn-report ab` pools the
-      # pairs into one verdict per shape: faster or slower only where every pair agrees.
+      # pairs into one verdict per shape: faster or slower only where the pairs agree on a change
+      # beyond 1.5% (the most a build against itself read, pooled, was 1.1%).
       old=$(old_bench) || { echo "$step: AB_OLD must name the other build of flashattn-bench" >&2; exit 1; }
       # AB_SHAPES: shape keys (comma-separated; they contain spaces, which AB_ARGS would split).
       shapes=(); [ -n "${AB_SHAPES:-}" ] && shapes=(--shapes "$AB_SHAPES")
