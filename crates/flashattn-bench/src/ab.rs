@@ -27,7 +27,8 @@ use std::fmt::Write as _;
 /// narrow: main's build timed against itself in four pairs on the lent H100 (call CQ,
 /// docs/benchmarks/2026-11-27-h100-alibi-split.md) read f16 B8 H16 S512 at 1.011 [1.005, 1.016]
 /// and one more shape at 0.995 [0.991, 0.999], while 1.5% called nothing on either that call's
-/// 20 shapes or call CP's 19 (a change that touched none of the kernels they time).
+/// 20 shapes or call CP's 19 (a change that measured neutral, where threshold 0 called a kernel
+/// it did not touch 0.6% slower).
 pub const DEFAULT_AB_THRESHOLD: f64 = 0.015;
 
 /// Knobs of [`pool_pairs`], and the options of `flashattn-report ab` (whose help the field docs
