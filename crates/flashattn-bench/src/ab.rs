@@ -13,9 +13,10 @@
 //! 1/27 > 2.5%): a change is called only when the pairs, and the runs' own noise, agree on its
 //! side and it exceeds a threshold ([`DEFAULT_AB_THRESHOLD`], measured on a build against itself).
 
+use crate::compare::{self, at_least_zero};
 use crate::output::Align::{Left, Right};
 use crate::output::{text_table, unique_in_order};
-use crate::report::{BenchResult, MODE_COLD, MODE_EVENTS, MODE_GRAPH, Report, ResultKey, is_ours};
+use crate::report::{MODE_COLD, MODE_EVENTS, MODE_GRAPH, Report, ResultKey, is_ours};
 use crate::stats::{self, RatioCi};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -54,11 +55,6 @@ impl Default for AbOptions {
     fn default() -> Self {
         clap::Parser::parse_from(["defaults"])
     }
-}
-
-fn at_least_zero(text: &str) -> Result<f64, String> {
-    let x = text.parse().ok().filter(|x: &f64| *x >= 0.0);
-    x.ok_or_else(|| "must be a number >= 0".into())
 }
 
 /// What the pooled pairs say of one result (latencies: faster is lower).
@@ -105,20 +101,17 @@ pub struct AbComparison {
     pub threshold: f64,
 }
 
-/// The usable samples of each selected result of `report`, by key (the later of two with one
-/// key, as in `compare`), and the keys in first-appearance order.
+/// The samples `compare` would judge of each result of `report` in the selected mode, by key,
+/// and every selected key in first-appearance order (an errored result's too: it is then
+/// missing from that pair).
 fn samples_by_key(
     report: &Report,
     opts: &AbOptions,
 ) -> (HashMap<ResultKey, Vec<f64>>, Vec<ResultKey>) {
-    let wanted =
-        |r: &&BenchResult| r.error.is_none() && opts.mode.as_deref().is_none_or(|m| r.mode == m);
-    let selected: Vec<&BenchResult> = report.results.iter().filter(wanted).collect();
-    let order = unique_in_order(selected.iter().map(|r| r.key()));
-    let samples = selected
+    let (by_key, order) = compare::index(report, opts.mode.as_deref());
+    let samples = by_key
         .into_iter()
-        .map(|r| (r.key(), r.usable_samples()))
-        .filter(|(_, s)| !s.is_empty())
+        .filter_map(|(key, r)| Some((key, compare::judgeable(r).ok()?.0)))
         .collect();
     (samples, order)
 }
@@ -184,18 +177,13 @@ pub fn pooled_ratio(pairs: &[(&[f64], &[f64])], resamples: usize, seed: u64) -> 
     let ratio = (pairs.iter().map(log_ratio).sum::<f64>() / k).exp();
     let mut rng = StdRng::seed_from_u64(seed);
     let mut scratch = Vec::new();
-    let mut resampled_median = |rng: &mut StdRng, src: &[f64]| {
-        scratch.clear();
-        scratch.extend((0..src.len()).map(|_| src[rng.random_range(0..src.len())]));
-        stats::median(&scratch)
-    };
     let mut means: Vec<f64> = (0..resamples)
         .map(|_| {
             let mut log_sum = 0.0;
             for _ in 0..pairs.len() {
                 let (old, new) = pairs[rng.random_range(0..pairs.len())];
-                let m_old = resampled_median(&mut rng, old);
-                log_sum += (resampled_median(&mut rng, new) / m_old).ln();
+                let m_old = stats::resampled_median(&mut rng, old, &mut scratch);
+                log_sum += (stats::resampled_median(&mut rng, new, &mut scratch) / m_old).ln();
             }
             (log_sum / k).exp()
         })
@@ -276,7 +264,7 @@ impl AbComparison {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::Device;
+    use crate::report::{BenchResult, Device};
     use crate::stats::tests::noisy;
 
     /// A report of the first three seed shapes (graph mode), shape i's samples around

@@ -42,7 +42,7 @@ impl Default for CompareOptions {
     }
 }
 
-fn at_least_zero(text: &str) -> Result<f64, String> {
+pub(crate) fn at_least_zero(text: &str) -> Result<f64, String> {
     let x = text.parse().ok().filter(|x: &f64| *x >= 0.0);
     x.ok_or_else(|| "must be a number >= 0".into())
 }
@@ -80,7 +80,7 @@ pub struct Comparison {
 }
 
 /// The samples of `r` the gate can judge, and their summary.
-fn judgeable(r: &BenchResult) -> Result<(Vec<f64>, Summary), String> {
+pub(crate) fn judgeable(r: &BenchResult) -> Result<(Vec<f64>, Summary), String> {
     if let Some(e) = &r.error {
         return Err(format!("error: {e}"));
     }
@@ -89,13 +89,13 @@ fn judgeable(r: &BenchResult) -> Result<(Vec<f64>, Summary), String> {
     Ok((samples, summary))
 }
 
-/// The results of `report` that `opts` selects, by key (the later of two with one key), and
-/// their keys in first-appearance order.
-fn index<'a>(
+/// The results of `report` in timing mode `mode` (every mode when `None`), by key (the later of
+/// two with one key), and their keys in first-appearance order.
+pub(crate) fn index<'a>(
     report: &'a Report,
-    opts: &CompareOptions,
+    mode: Option<&str>,
 ) -> (HashMap<ResultKey, &'a BenchResult>, Vec<ResultKey>) {
-    let wanted = |r: &&BenchResult| opts.mode.as_deref().is_none_or(|m| r.mode == m);
+    let wanted = |r: &&BenchResult| mode.is_none_or(|m| r.mode == m);
     let selected: Vec<&BenchResult> = report.results.iter().filter(wanted).collect();
     let order = unique_in_order(selected.iter().map(|r| r.key()));
     (selected.into_iter().map(|r| (r.key(), r)).collect(), order)
@@ -106,8 +106,8 @@ fn index<'a>(
 /// If a report holds the same key twice, the later result is used, the same
 /// rule as [`Report::merge`].
 pub fn compare_reports(old: &Report, new: &Report, opts: &CompareOptions) -> Comparison {
-    let (old_by_key, old_order) = index(old, opts);
-    let (new_by_key, new_order) = index(new, opts);
+    let (old_by_key, old_order) = index(old, opts.mode.as_deref());
+    let (new_by_key, new_order) = index(new, opts.mode.as_deref());
     let mut out = Comparison {
         threshold: opts.threshold,
         ..Comparison::default()

@@ -96,15 +96,11 @@ pub fn bootstrap_median_ratio(old: &[f64], new: &[f64], resamples: usize, seed: 
     );
     let ratio = median(new) / median(old);
     let mut rng = StdRng::seed_from_u64(seed);
-    let (mut scratch_old, mut scratch_new) = (vec![0.0; old.len()], vec![0.0; new.len()]);
-    let mut resample = |src: &[f64], scratch: &mut [f64]| {
-        scratch.fill_with(|| src[rng.random_range(0..src.len())]);
-        median_in_place(scratch)
-    };
+    let mut scratch = Vec::new();
     let mut ratios: Vec<f64> = (0..resamples)
         .map(|_| {
-            let m_old = resample(old, &mut scratch_old);
-            resample(new, &mut scratch_new) / m_old
+            let m_old = resampled_median(&mut rng, old, &mut scratch);
+            resampled_median(&mut rng, new, &mut scratch) / m_old
         })
         .collect();
     ratios.sort_unstable_by(f64::total_cmp);
@@ -114,6 +110,14 @@ pub fn bootstrap_median_ratio(old: &[f64], new: &[f64], resamples: usize, seed: 
         lo: bound(0.025).unwrap_or(ratio),
         hi: bound(0.975).unwrap_or(ratio),
     }
+}
+
+/// The median of `src.len()` values drawn from `src` with replacement (`src` non-empty), using
+/// `scratch` for them: one bootstrap draw.
+pub(crate) fn resampled_median(rng: &mut StdRng, src: &[f64], scratch: &mut Vec<f64>) -> f64 {
+    scratch.clear();
+    scratch.extend((0..src.len()).map(|_| src[rng.random_range(0..src.len())]));
+    median_in_place(scratch)
 }
 
 /// Median by selection rather than sorting: the bootstrap takes thousands of
