@@ -142,7 +142,29 @@ struct WarpgroupTile {
     // any register that some wgmma uses as an accumulator inside its pipeline stage also
     // triggers C7515.
     __device__ __forceinline__ void to_p(const Scores &acc_s, const RowOffsets &offsets, PFrag &p_frag) {
-        auto exponentiate = [&](auto fused) {
+        exponentiate(acc_s, offsets, [&](int nt, const float (&e)[4]) { pack_pair(p_frag, nt, e); });
+    }
+
+    // The ws kernel's split of to_p: the exponentials replace S in place while this
+    // warpgroup's previous P.V still reads P (its registers cannot be rewritten yet), so the
+    // special-function work runs under that P.V; pack_p packs them once it has completed. Only
+    // for a caller with no Q.K^T in flight (S is then no wgmma's accumulator).
+    __device__ __forceinline__ void exponentiate_in_place(Scores &acc_s, const RowOffsets &offsets) {
+        exponentiate(acc_s, offsets, [&](int nt, const float (&e)[4]) {
+#pragma unroll
+            for (int i = 0; i < 4; ++i) acc_s[nt][i] = e[i];
+        });
+    }
+    __device__ __forceinline__ void pack_p(const Scores &acc_s, PFrag &p_frag) const {
+#pragma unroll
+        for (int nt = 0; nt < kNTiles; ++nt) pack_pair(p_frag, nt, acc_s[nt]);
+    }
+
+    // exp2 of each score against its row's offset, the row sums, and each n8 tile's four values
+    // handed to `emit`.
+    template <typename Emit>
+    __device__ __forceinline__ void exponentiate(const Scores &acc_s, const RowOffsets &offsets, Emit &&emit) {
+        auto run = [&](auto fused) {
             constexpr bool kFused = decltype(fused)::value;
             float partial[2] = {0.f, 0.f};
 #pragma unroll
@@ -153,17 +175,21 @@ struct WarpgroupTile {
                     e[i] = sm80::exp2_from_offset<kFused>(acc_s[nt][i], scale_log2, offsets.m_use[i / 2]);
                 partial[0] += e[0] + e[1];
                 partial[1] += e[2] + e[3];
-                // Two adjacent n8 tiles of S, packed to 16 bits, are one k16 A fragment.
-                p_frag[nt / 2][(nt % 2) * 2] = Pack::pack(e[0], e[1]);
-                p_frag[nt / 2][(nt % 2) * 2 + 1] = Pack::pack(e[2], e[3]);
+                emit(nt, e);
             }
             row_sum[0] += partial[0];
             row_sum[1] += partial[1];
         };
         if (offsets.fused_exp)
-            exponentiate(std::true_type{});
+            run(std::true_type{});
         else
-            exponentiate(std::false_type{});
+            run(std::false_type{});
+    }
+
+    // Two adjacent n8 tiles of S, packed to 16 bits, are one k16 A fragment.
+    static __device__ __forceinline__ void pack_pair(PFrag &p_frag, int nt, const float (&e)[4]) {
+        p_frag[nt / 2][(nt % 2) * 2] = Pack::pack(e[0], e[1]);
+        p_frag[nt / 2][(nt % 2) * 2 + 1] = Pack::pack(e[2], e[3]);
     }
 
     // O += P V with P from registers and V (at shared address v_tile) as the MN-major B operand.
