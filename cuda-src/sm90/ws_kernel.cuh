@@ -362,12 +362,15 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             arrive_warp(k_empty(stage_of(iter)));
             if (kPersistent && iter == n_blocks - 1) arrive_warp(q_empty);
             offsets = wg.update_max(acc_s, p, tile.key0(iter));
-            wg.exponentiate_in_place(acc_s, offsets);
+            if constexpr (Traits::kExpUnderPV) wg.exponentiate_in_place(acc_s, offsets);
             wgmma_wait<0>();
             hold(wg.acc_o);
             hold(p_frag);
             arrive_warp(v_empty(stage_of(iter - 1)));
-            wg.pack_p(acc_s, p_frag);
+            if constexpr (Traits::kExpUnderPV)
+                wg.pack_p(acc_s, p_frag);
+            else
+                wg.to_p(acc_s, offsets, p_frag);
         }
         // The previous tile's TMA store has read the O rows this tile's finish rewrites; waited
         // for here, long after it was issued, and ahead of the turn that orders the finish.
