@@ -97,13 +97,6 @@ struct WsTraits {
     static constexpr int kChunksPerRow = kHeadDim / 8;
     static constexpr int kQKSteps = kHeadDim / 16;
     static constexpr int kPVSteps = kBlockN / 16;
-    // Whether a consumer exponentiates a key tile while its own previous P.V still runs (into S,
-    // P packed after that P.V) rather than after it. From head dim 128 the tensor cores take as
-    // long as the exponentials or longer, and overlapping them made every such long shape 2-3.5%
-    // faster; at head dim 64 the special-function unit is the tighter one, shared with the other
-    // consumers' softmax, and the same order made the ws shapes 2.8-4.2% slower
-    // (docs/benchmarks/2026-11-27-h100-exp-under-pv.md, call CS).
-    static constexpr bool kExpUnderPV = kHeadDim >= 128;
 
     static_assert(kHeadDim == 64 || kHeadDim == 128 || kHeadDim == 256, "the head dims with a fallback tile");
     static_assert(kBlockN == 64 || kBlockN == 80 || kBlockN == 128 || kBlockN == 176, "S is one m64nN wgmma per k16 step");

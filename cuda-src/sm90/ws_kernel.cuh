@@ -266,6 +266,14 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // after the CTA's last tile to nobody (one tile per CTA), or consumer 0 takes it
     // (persistent: whether a tile is the last is known only after it).
     constexpr int kLastConsumer = Traits::kConsumers - 1;
+    // Whether a consumer exponentiates key tile j while its own P.V of tile j - 1 still runs (into
+    // S, P packed once that P.V completes) rather than after it. Measured against after
+    // (docs/benchmarks/2026-11-27-h100-exp-under-pv.md): from head dim 128, where the tensor cores
+    // take as long as the exponentials or longer, plain, causal and sink calls 2-4% faster; at
+    // head dim 64, where the special-function unit is the tighter one and shared with the other
+    // consumers' softmax, 3-4% slower; with softcap or ALiBi, whose per-score work precedes the
+    // exponentials, 1.5-4.5% slower.
+    constexpr bool kExpUnderPV = Traits::kHeadDim >= 128 && !F::kScoreMod;
     bool took_turn = false;  // consumer 0: whether any turn came before this one
     auto begin_turn = [&] {
         if (consumer != 0 || took_turn) named_barrier_sync(kTurnBarrier + consumer, 256);
@@ -362,12 +370,12 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             arrive_warp(k_empty(stage_of(iter)));
             if (kPersistent && iter == n_blocks - 1) arrive_warp(q_empty);
             offsets = wg.update_max(acc_s, p, tile.key0(iter));
-            if constexpr (Traits::kExpUnderPV) wg.exponentiate_in_place(acc_s, offsets);
+            if constexpr (kExpUnderPV) wg.exponentiate_in_place(acc_s, offsets);
             wgmma_wait<0>();
             hold(wg.acc_o);
             hold(p_frag);
             arrive_warp(v_empty(stage_of(iter - 1)));
-            if constexpr (Traits::kExpUnderPV)
+            if constexpr (kExpUnderPV)
                 wg.pack_p(acc_s, p_frag);
             else
                 wg.to_p(acc_s, offsets, p_frag);
