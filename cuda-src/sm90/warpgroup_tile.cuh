@@ -161,7 +161,8 @@ struct WarpgroupTile {
     }
 
     // exp2 of each score against its row's offset, the row sums, and each n8 tile's four values
-    // handed to `emit`.
+    // handed to `emit`, which may overwrite that tile of acc_s (exponentiate_in_place does): a
+    // tile is read in full before it is emitted and never after.
     template <typename Emit>
     __device__ __forceinline__ void exponentiate(const Scores &acc_s, const RowOffsets &offsets, Emit &&emit) {
         auto run = [&](auto fused) {

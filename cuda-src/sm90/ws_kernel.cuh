@@ -267,7 +267,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // (persistent: whether a tile is the last is known only after it).
     constexpr int kLastConsumer = Traits::kConsumers - 1;
     // Whether a consumer exponentiates key tile j while its own P.V of tile j - 1 still runs (into
-    // S, P packed once that P.V completes) rather than after it. Measured against after
+    // S, P packed once that P.V completes) rather than after it. Measured against the latter
     // (docs/benchmarks/2026-11-27-h100-exp-under-pv.md): from head dim 128, where the tensor cores
     // take as long as the exponentials or longer, plain, causal and sink calls 2-4% faster; at
     // head dim 64, where the special-function unit is the tighter one and shared with the other
