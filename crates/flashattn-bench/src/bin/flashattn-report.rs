@@ -128,6 +128,24 @@ fn write_file(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// Warns on stderr when `reports` come from more than one GPU; `action` says what is being done
+/// with them ("comparing").
+fn warn_mixed_devices<'a>(action: &str, reports: impl IntoIterator<Item = &'a Report>) {
+    let mut names: Vec<&str> = Vec::new();
+    for name in reports.into_iter().map(|r| r.device.name.as_str()) {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    if names.len() > 1 {
+        let quoted: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+        eprintln!(
+            "warning: {action} different devices: {}",
+            quoted.join(" vs ")
+        );
+    }
+}
+
 /// Runs a parsed command: its exit status, or the message of a usage or I/O error.
 fn execute(cli: Cli) -> Result<i32, String> {
     let mut out = std::io::stdout().lock();
@@ -135,10 +153,7 @@ fn execute(cli: Cli) -> Result<i32, String> {
     match cli {
         Cli::Compare(c) => {
             let (old, new) = (read_report(&c.old)?, read_report(&c.new)?);
-            if old.device.name != new.device.name {
-                let (a, b) = (&old.device.name, &new.device.name);
-                eprintln!("warning: comparing different devices: '{a}' vs '{b}'");
-            }
+            warn_mixed_devices("comparing", [&old, &new]);
             let comparison = compare_reports(&old, &new, &c.opts);
             print(&comparison.render_text())?;
             return Ok(comparison.exit_code());
@@ -154,18 +169,7 @@ fn execute(cli: Cli) -> Result<i32, String> {
             for pair in a.reports.chunks(2) {
                 pairs.push((read_report(&pair[0])?, read_report(&pair[1])?));
             }
-            let mut devices: Vec<&str> = pairs
-                .iter()
-                .flat_map(|(old, new)| [old.device.name.as_str(), new.device.name.as_str()])
-                .collect();
-            devices.sort_unstable();
-            devices.dedup();
-            if devices.len() > 1 {
-                eprintln!(
-                    "warning: pooling runs of different devices: {}",
-                    devices.join(", ")
-                );
-            }
+            warn_mixed_devices("pooling runs of", pairs.iter().flat_map(|(o, n)| [o, n]));
             print(&pool_pairs(&pairs, &a.opts).render_text())?;
         }
         Cli::Table(t) => {
