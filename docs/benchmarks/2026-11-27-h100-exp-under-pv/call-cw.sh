@@ -2,7 +2,8 @@
 # Call CW: Nsight Compute (full set, as the graph replay sees the kernels: caches and clocks left
 # alone) of bf16 B8 H16 S2048 D128, the long shape furthest from issue 12's target: our kernel
 # before (main's flashattn-bench, dist/main-bench.xz) and after (dist/gpu.txz, f3dd3d5) the
-# exponentials moved under P.V, and cuDNN's through torch (cudnn_call.py), one launch each after
+# exponentials moved under P.V, and cuDNN's through torch (../2026-11-27-h100-seed-profile/cudnn_one.py; the call ran
+# the same script as a copy with the dtype argument, since folded into it), one launch each after
 # warm-up. From the checkout root on the GPU host; results in $OUT/call-cw/.
 set -uo pipefail
 here=$(dirname "$0")
@@ -20,7 +21,7 @@ for who in before after; do
     "$bench" run --suite long --shapes "$shape" --modes events --iters 5 --baseline none \
     --out /tmp/ncu-x.json > "$out/ours-$who.txt" 2>&1
 done
-timeout 200 "$ncu" $sections --profile-from-start off "$py" "$here/cudnn_call.py" 8 16 2048 128 bf16 \
+timeout 200 "$ncu" $sections --profile-from-start off "$py" "$here/../2026-11-27-h100-seed-profile/cudnn_one.py" 8 16 2048 128 bf16 \
   > "$out/cudnn.txt" 2>&1
 metrics='Duration|SM Frequency|Elapsed Cycles|SM Active Cycles|SM Busy|Issue Slots Busy|Executed Ipc Active'
 metrics+='|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|DRAM Throughput|L2 Hit Rate'
