@@ -31,7 +31,9 @@ __host__ __device__ constexpr uint32_t sw128_offset(int tile_rows, int row, int 
 // (mask, shift, or, move to a uniform register) cost four to five instructions per wgmma, on
 // the path from a consumer's turn to its first wgmma. The field holds the address >> 4 in 14
 // bits; every shared-memory address is below 2^18 (228 KB per SM), so the sum never carries
-// out of it.
+// out of it. That holds for launches without clusters only: in a cluster a CTA's shared
+// addresses carry its rank above bit 23, which would land in the leading offset here, so a
+// cluster launch must mask the start address first (docs/benchmarks/2026-11-28-h100-multicast.md).
 struct Sw128Desc {
     uint32_t lo;  // start address >> 4 | leading offset >> 4 << 16
     uint32_t hi;  // stride offset >> 4 | swizzle mode << 30
