@@ -2,6 +2,7 @@
 # Runs on the GPU host, from the checkout root, over what scripts/gpu-pack.sh packed.
 # Steps (default: all): tests sanitizer fuzz bench; also varlen-sanitizer, decode-sanitizer, fuzz-sanitizer,
 # test-sanitizer (SANITIZE_TEST=one gpu_grid test), tune, gate, power (POWER_SHAPES: W and clock per kernel),
+# profile (PROFILE_SHAPES: Nsight Compute per shape, stalls by reason and opcode),
 # ab (AB_OLD=other build's flashattn-bench, AB_SHAPES=shape keys; AB_REPS pairs pooled into
 # $OUT/ab-pooled.txt), host-ab (host cost per launch
 # against AB_OLD: HOST_AB_REPS, HOST_AB_ARGS), kernel-ab (KERNEL_AB=configurations),
@@ -116,6 +117,29 @@ for step in $steps; do
           > "$out/fuzz-sanitizer-$1.log" 2>&1
         rc=$?
         note "fuzz under $1 ($2 cases): rc=$rc$(cut_note $rc) in $((SECONDS - start)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/fuzz-sanitizer-$1.log" | tail -1); $(grep -E '^cases|passed|failed' "$out/fuzz-sanitizer-$1.log" | tail -2 | tr '\n' ' ')"
+      done ;;
+    profile)
+      # Nsight Compute on one launch of each of PROFILE_SHAPES (shape keys, ';'-separated; default
+      # bf16 B8 H16 S2048 D128) of PROFILE_SUITES (default seed,long) after warm-up: the full set
+      # with source counters, caches and clocks left alone (as a graph replay sees the kernel). Per
+      # shape ncu_stalls.py's summary (stalls by reason, by opcode, the worst instructions) comes
+      # back; the details and the per-instruction CSV (xz) travel in logs.tar.gz.
+      ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+      stalls=dist/gpu/ncu_stalls.py; [ -f "$stalls" ] || stalls=crates/flashattn-bench/python/ncu_stalls.py
+      IFS=';' read -r -a profile_shapes <<< "${PROFILE_SHAPES:-bf16 B8 H16/16 S2048x2048 D128}"
+      for i in "${!profile_shapes[@]}"; do
+        shape=${profile_shapes[$i]} rep="$out/profile-$i" start=$SECONDS
+        "$ncu" --set full --import-source no --cache-control none --clock-control none \
+          --kernel-name regex:'ws_kernel|fwd_kernel' --launch-skip 5 --launch-count 1 -f -o "$rep" \
+          "$bin/flashattn-bench" run --suite "${PROFILE_SUITES:-seed,long}" --shapes "$shape" --modes events \
+          --iters 5 --baseline none --out "$out/profile-$i-bench.json" > "$out/profile-$i.log" 2>&1
+        rc=$?
+        "$ncu" --import "$rep.ncu-rep" --page details --print-details all > "$out/profile-$i-details.txt" 2>&1
+        "$ncu" --import "$rep.ncu-rep" --page source --print-source sass --csv > "$out/profile-$i-source.csv" 2>&1
+        python3 "$stalls" "$out/profile-$i-source.csv" > "$final/profile-$i-stalls.txt" 2>&1
+        note "profile $shape: ncu rc=$rc in $((SECONDS - start)) s; $(sed -n 2p "$final/profile-$i-stalls.txt")"
+        sed -n 5,9p "$final/profile-$i-stalls.txt" | tee -a "$summary"
+        xz -9 -f "$out/profile-$i-source.csv"; rm -f "$rep.ncu-rep"
       done ;;
     tune)
       # TUNE_SHAPES: shape keys (comma-separated; they contain spaces, which TUNE_ARGS would split).
