@@ -137,8 +137,9 @@ for step in $steps; do
         "$ncu" --import "$rep.ncu-rep" --page details --print-details all > "$out/profile-$i-details.txt" 2>&1
         "$ncu" --import "$rep.ncu-rep" --page source --print-source sass --csv > "$out/profile-$i-source.csv" 2>&1
         python3 "$stalls" "$out/profile-$i-source.csv" > "$final/profile-$i-stalls.txt" 2>&1
-        note "profile $shape: ncu rc=$rc in $((SECONDS - start)) s; $(sed -n 2p "$final/profile-$i-stalls.txt")"
-        sed -n 5,9p "$final/profile-$i-stalls.txt" | tee -a "$summary"
+        stalls_file="$final/profile-$i-stalls.txt"
+        note "profile $shape: ncu rc=$rc in $((SECONDS - start)) s; $(grep -m1 'warp-state samples' "$stalls_file")"
+        sed -n '/^samples by stall reason/,/^$/p' "$stalls_file" | sed -n 2,6p | tee -a "$summary"
         xz -9 -f "$out/profile-$i-source.csv"; rm -f "$rep.ncu-rep"
       done ;;
     tune)

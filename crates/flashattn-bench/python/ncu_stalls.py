@@ -62,8 +62,6 @@ def summarize(name, header, rows, args, out):
     if "Source" not in column or not reasons:
         out.write(f"{name}: no stall columns (collect with --set full or --section SourceCounters)\n")
         return
-    executed = column.get("Instructions Executed")
-
     def value(row, key):
         i = column[key]
         return number(row[i]) if i < len(row) else 0.0
@@ -78,16 +76,18 @@ def summarize(name, header, rows, args, out):
     for r in ranked:
         if totals[r] > 0:
             out.write(f"  {r:26s} {totals[r]:8.0f}  {totals[r] / samples:.3f}\n")
+    ops = [opcode(row[column["Source"]]) for row in rows]
+    executed = collections.Counter()
+    if "Instructions Executed" in column:
+        for op, row in zip(ops, rows):
+            executed[op] += value(row, "Instructions Executed")
     for r in ranked[: args.reasons]:
-        by_op, count = collections.Counter(), collections.Counter()
-        for row in rows:
-            op = opcode(row[column["Source"]])
+        by_op = collections.Counter()
+        for op, row in zip(ops, rows):
             by_op[op] += value(row, r)
-            if executed is not None:
-                count[op] += value(row, "Instructions Executed")
         out.write(f"\n{r} by opcode (share of {r}; warp instructions executed):\n")
         for op, n in by_op.most_common(args.opcodes):
-            out.write(f"  {op:12s} {n:8.0f}  {n / (totals[r] or 1.0):.3f}  {count[op]:12.0f}\n")
+            out.write(f"  {op:12s} {n:8.0f}  {n / (totals[r] or 1.0):.3f}  {executed[op]:12.0f}\n")
     top = ranked[0]
     out.write(f"\ninstructions with the most {top} samples (address, samples, instruction <- the one before):\n")
     order = sorted(range(len(rows)), key=lambda i: -value(rows[i], top))[: args.lines]
