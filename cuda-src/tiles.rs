@@ -202,7 +202,8 @@ pub const SM90_TILES: &[HopperTile] = &[
 pub struct WsTile {
     pub head_dim: u32,
     pub block_n: u32,
-    /// Consumer warpgroups: 2, or 3 at head dim 64 (160 registers each).
+    /// Consumer warpgroups: 2, or 3 where S, P and O fit their 160 registers each (head dim 64
+    /// at 128 keys, 128 at 80).
     pub consumers: u32,
     pub stages: u32,
 }
@@ -231,12 +232,20 @@ const fn ws_tile(head_dim: u32, block_n: u32, consumers: u32, stages: u32) -> Ws
 /// computing warps to pick from instead of two (S, P and O of 128 keys fit their 160 registers).
 /// Against the 128-row tile (2026-11-26, docs/benchmarks/2026-11-26-h100-ws-three-consumers.md):
 /// 5-7% faster on every 4096-key shape, plain or masked; even at 1024 keys, whose sixth tile is
-/// mostly padding; 1.2-1.6x slower on the 512-key seed shapes but B8 H16 (3% faster).
+/// mostly padding; 1.2-1.6x slower on the 512-key seed shapes but B8 H16 (3% faster). Head dim
+/// 128 has one too, 80 keys wide (64 of O, 40 of S and 20 of P; 96 keys spilled and ran 1.5x
+/// slower, 64 keys with its persistent walk 3-12% slower from S = 2048 on): against the
+/// dispatcher's 128-row tiles on the lent H100 (2026-11-28,
+/// docs/benchmarks/2026-11-28-h100-d128-three-consumers.md) 2-3% faster at S = 4096 and 16384,
+/// 3-5% on causal S = 4096 and the GQA causal shape, even at S = 2048 (0.96-1.01 over seven
+/// pairs); 1.5-3% slower at S = 8192 (f16: 5%), 1-12% at 512-1024, where a 192-row tile pads the
+/// rows by a ninth. The table and the dispatcher's padding rule decide.
 pub const SM90_WS_TILES: &[WsTile] = &[
     ws_tile(64, 128, 2, 4),
     ws_tile(64, 128, 3, 4),
     ws_tile(128, 128, 2, 3),
     ws_tile(128, 176, 2, 2),
+    ws_tile(128, 80, 3, 4),
     ws_tile(256, 64, 2, 2),
     ws_tile(256, 80, 2, 2),
 ];

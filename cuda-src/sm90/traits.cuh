@@ -75,7 +75,8 @@ struct WsTraits {
     static constexpr int kStages = kStages_;
     // Consumer warpgroups. Three put a third computing warp on each scheduler (four warps with the
     // producer's), so one consumer's softmax latency hides under two others' work instead of one;
-    // they get 160 registers each instead of 240, which fits head dim 64 only.
+    // they get 160 registers each instead of 240: S, P and O of 128 keys at head dim 64, of 80 at
+    // 128 (96 keys there spill).
     static constexpr int kConsumers = kConsumers_;
     static constexpr int kBlockM = 64 * kConsumers;
     static constexpr int kThreads = 128 * (kConsumers + 1);
@@ -101,8 +102,8 @@ struct WsTraits {
     static_assert(kHeadDim == 64 || kHeadDim == 128 || kHeadDim == 256, "the head dims with a fallback tile");
     static_assert(kBlockN == 64 || kBlockN == 80 || kBlockN == 128 || kBlockN == 176, "S is one m64nN wgmma per k16 step");
     static_assert(kStages >= 2 && kStages <= 4, "a ring of two to four K/V buffers");
-    static_assert(kConsumers == 2 || (kConsumers == 3 && kHeadDim == 64),
-                  "two consumers, or three at head dim 64 (S, P and O in 160 registers)");
+    static_assert(kConsumers == 2 || (kConsumers == 3 && kHeadDim / 2 + kBlockN * 3 / 4 <= 128),
+                  "two consumers, or three where S, P and O fit 160 registers (head dim 64 at 128 keys, 128 at 80)");
     static_assert(kConsumers != 2 || kConsumerRegs == 240, "two consumers claim 240 registers");
 
     static constexpr int kQBytes = kBlockM * kHeadDim * static_cast<int>(sizeof(Element));

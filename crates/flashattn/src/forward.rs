@@ -533,7 +533,8 @@ fn no_config_error(params: &AttentionParams, dtype: DType, device: &DeviceFacts)
 }
 
 /// The built-in rule: the largest query tile that still gives every SM work (about two CTAs
-/// per SM), because a half-empty GPU costs more than the smaller tile's extra K/V reads. Among
+/// per SM), because a half-empty GPU costs more than the smaller tile's extra K/V reads; a tile
+/// taller than 128 rows only where its last tile pads the rows by at most 1/16. Among
 /// tiles of that height, the warp-specialized Hopper kernel first (1.2-1.5x the two-warpgroup
 /// tile of the same shape on the lent H100 at S = 512-8192), the widest of its key tiles whose
 /// last tile pads the keys by at most 1/16 (the 176- and 80-key tiles were 2-8% faster than the
@@ -587,11 +588,30 @@ pub(crate) fn auto_config(
             0
         }
     };
+    // Likewise a query tile taller than 128 rows only where its last tile pads the rows by at
+    // most 1/16: otherwise it counts as a 128-row tile and loses the tie to one. 192 rows cover
+    // 512 or 1024 with 11% padding; on the lent H100 the 192-row head-dim-128 tile was 1-12%
+    // slower than the 128-row one there and 2-5% faster at 4096 and 16384 rows
+    // (docs/benchmarks/2026-11-28-h100-d128-three-consumers.md).
+    let height = |c: &KernelConfig| {
+        let padding = params.seqlen_q.div_ceil(c.block_m) * c.block_m - params.seqlen_q;
+        if c.block_m > 128 && padding * 16 > params.seqlen_q {
+            128
+        } else {
+            c.block_m
+        }
+    };
     let plain = || pool().filter(|c| c.kv_splits == 1);
-    if let Some(c) = plain()
-        .filter(|c| ctas(c) >= target)
-        .max_by_key(|c| (c.block_m, c.warp_specialized(), ws_width(c), preference(c)))
-    {
+    if let Some(c) = plain().filter(|c| ctas(c) >= target).max_by_key(|c| {
+        let shorter = std::cmp::Reverse(c.block_m);
+        (
+            height(c),
+            c.warp_specialized(),
+            ws_width(c),
+            preference(c),
+            shorter,
+        )
+    }) {
         return Some(c);
     }
     pool()
@@ -852,16 +872,46 @@ mod tests {
     }
 
     #[test]
+    fn auto_config_takes_a_tile_taller_than_128_rows_only_where_it_pads_little() {
+        let h100 = DeviceFacts::new("H100", 132, 90, 227 * 1024);
+        for dtype in [DType::F16, DType::BF16] {
+            for d in crate::compiled_head_dims(dtype) {
+                let runs = |c: &&KernelConfig| h100.can_run(c) && c.kv_splits == 1;
+                if !candidates(dtype, d).filter(runs).any(|c| c.block_m == 192) {
+                    continue; // no three-consumer tile at this head dim in this build
+                }
+                // 2048 rows: 11 tiles of 192, 64 rows of padding (1/32).
+                let fits = AttentionParams::new(8, 2048, 2048, 16, d);
+                let c = auto_config(&fits, dtype, &h100, false).unwrap();
+                assert_eq!(c.block_m, 192, "{dtype} d{d}: {}", c.name);
+                // 1024 and 512 rows: 128 rows of padding (1/8, 1/4): a 128-row tile instead.
+                for (batch, rows) in [(16, 1024), (32, 512)] {
+                    let pads = AttentionParams::new(batch, rows, rows, 16, d);
+                    let c = auto_config(&pads, dtype, &h100, false).unwrap();
+                    assert_eq!(c.block_m, 128, "{dtype} d{d} S{rows}: {}", c.name);
+                    assert!(c.warp_specialized(), "{dtype} d{d} S{rows}: {}", c.name);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn auto_config_takes_the_widest_ws_key_tile_that_pads_little() {
         let h100 = DeviceFacts::new("H100", 132, 90, 227 * 1024);
         for dtype in [DType::F16, DType::BF16] {
             for d in crate::compiled_head_dims(dtype) {
                 let ws =
                     || candidates(dtype, d).filter(|c| c.warp_specialized() && h100.can_run(c));
-                let Some(widest) = ws().map(|c| c.block_n).max() else {
+                let Some(tallest) = ws().map(|c| c.block_m).max() else {
                     continue; // no sm_90a tiles in this build
                 };
-                // Long keys: the widest ws tile (its last tile pads less than 1/16).
+                let widest = ws()
+                    .filter(|c| c.block_m == tallest)
+                    .map(|c| c.block_n)
+                    .max()
+                    .unwrap();
+                // Long keys: the widest ws tile of the tallest height (its last tile pads less
+                // than 1/16).
                 let long = AttentionParams::new(2, 8192, 8192, 16, d);
                 assert_eq!(
                     auto_config(&long, dtype, &h100, false).unwrap().block_n,
