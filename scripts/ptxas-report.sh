@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Registers, spills and shared memory of every compiled kernel configuration, per SM target,
-# as a Markdown table (ptxas -v over the generated instantiation files). No GPU needed.
+# Registers, spills and stack of every compiled forward kernel (portable, Hopper, warp-specialized
+# and its persistent walk; each variant), per SM target, as a Markdown table (ptxas -v over the
+# generated instantiation files). No GPU needed. JOBS: nvcc processes at a time.
 #
 #   scripts/ptxas-report.sh > docs/ptxas-report.md
 set -euo pipefail
@@ -27,47 +28,70 @@ else
   echo "Compiled whole-program, as the cargo build compiles them (one nvcc call per instantiation file)."
 fi
 echo "Registers per thread, spill bytes (stores/loads) and static stack; dynamic shared memory is"
-echo "the \`smem_bytes\` of each configuration (\`flashattn::kernel_configs()\`)."
+echo "the \`smem_bytes\` of each configuration (\`flashattn::kernel_configs()\`). The warp-specialized"
+echo "kernels' registers are what they launch with: \`setmaxnreg\` then moves them from the producer"
+echo "warpgroup (24) to the consumers (240 with two, 160 with three); their spills are ptxas's."
 echo
-echo "| kernel | arch | dtype | head dim | block_m | block_n | warps | stages | kv splits | score mods | registers | spill st/ld bytes | stack bytes |"
+echo "| kernel | arch | dtype | head dim | block_m | block_n | warps | stages | kv splits | variant | registers | spill st/ld bytes | stack bytes |"
 echo "|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|"
-# The portable kernel for every target arch; the Hopper kernel only for sm_90a, as the build does.
-for arch in ${FLASHATTN_CUDA_ARCHS:-80 90a}; do
-  files=("$gen"/fwd_sm80_*.cu)
-  if [ "$arch" = 90a ]; then files+=("$gen"/fwd_sm90_*.cu); fi
-  for f in "${files[@]}"; do
-    [ -f "$f" ] || continue
-    # The flags the cargo build uses; RDC=1 adds --device-c to show what relocatable device code
-    # would cost.
-    rdc=""
-    if [ "${RDC:-0}" = 1 ]; then rdc=--device-c; fi
-    nvcc -std=c++17 -O3 -lineinfo $rdc -Icuda-src/include -Icuda-src -I"$gen" -gencode=arch=compute_$arch,code=sm_$arch \
-      -Xptxas=-v -c "$f" -o "$tmp/x.o" 2>&1 \
-    | python3 -c '
+# One instantiation file: nvcc with the flags the cargo build uses (RDC=1 adds --device-c to show
+# what relocatable device code would cost), ptxas -v parsed into table rows.
+report_file() {
+  local arch=$1 f=$2 rdc=""
+  if [ "${RDC:-0}" = 1 ]; then rdc=--device-c; fi
+  nvcc -std=c++17 -O3 -lineinfo $rdc -Icuda-src/include -Icuda-src -I"$gen" -gencode=arch=compute_$arch,code=sm_$arch \
+    -Xptxas=-v -c "$f" -o "$tmp/$(basename "$f" .cu)-$arch.o" 2>&1 | python3 -c '
 import re, sys
 arch = sys.argv[1]
-cur = None
+variants = {"0": "dense", "1": "general", "2": "score mods"}
+dtype = lambda name: "bf16" if "bfloat16" in name else "f16"
+# Mangled template arguments: FwdTraits<T, head dim, block_m, block_n, warps, stages, splits> (sm80),
+# FwdTraits<T, head dim, block_n, warpgroups, stages> (sm90), WsTraits<T, head dim, block_n,
+# consumers, stages> plus the persistent flag (sm90 ws); then the Variant.
+portable = re.compile(r"sm80\d+fwd_kernelINS0_9FwdTraitsI(\w+?)Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)EEELNS_7VariantE(\d)E")
+hopper = re.compile(r"sm90\d+fwd_kernelINS0_9FwdTraitsI(\w+?)Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)EEELNS_7VariantE(\d)E")
+ws = re.compile(r"sm90\d+ws_kernelINS0_8WsTraitsI(\w+?)Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)EEELNS_7VariantE(\d)ELb(\d)E")
+rows, cur = [], None
 for line in sys.stdin:
     if "Compiling entry" in line:
-        m = re.search(r"sm80\d+fwd_kernelINS0_9FwdTraitsI(\w+?)Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)EEELb(\d)E", line)
-        h = re.search(r"sm90\d+fwd_kernelINS0_9FwdTraitsI(\w+?)Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)EEELb(\d)E", line)
-        if m:
-            dtype = "bf16" if "bfloat16" in m.group(1) else "f16"
-            cur = ["sm80", f"sm_{arch}", dtype] + [m.group(i) for i in range(2, 8)] + ["yes" if m.group(8) == "1" else "no"]
-        elif h:
-            dtype = "bf16" if "bfloat16" in h.group(1) else "f16"
-            hd, bn, wg, st = (int(h.group(i)) for i in range(2, 6))
-            cur = ["sm90", f"sm_{arch}", dtype, str(hd), str(64 * wg), str(bn), str(4 * wg), str(st), "1", "yes" if h.group(6) == "1" else "no"]
+        cur = None
+        if m := portable.search(line):
+            hd, bm, bn, w, st, sp = m.group(2, 3, 4, 5, 6, 7)
+            cur = ["sm80", dtype(m.group(1)), hd, bm, bn, w, st, sp, variants[m.group(8)]]
+        elif m := hopper.search(line):
+            hd, bn, wg, st = (int(x) for x in m.group(2, 3, 4, 5))
+            cur = ["sm90", dtype(m.group(1)), hd, 64 * wg, bn, 4 * wg, st, 1, variants[m.group(6)]]
+        elif m := ws.search(line):
+            hd, bn, c, st = (int(x) for x in m.group(2, 3, 4, 5))
+            kind = "sm90 ws persistent" if m.group(7) == "1" else "sm90 ws"
+            cur = [kind, dtype(m.group(1)), hd, 64 * c, bn, 4 * (c + 1), st, 1, variants[m.group(6)]]
+        elif "kernel" in line:
+            sys.exit(f"ptxas-report: an entry this script does not know: {line.strip()}")
         stack = spill = None
         continue
     if cur is None: continue
-    s = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)
-    if s: stack, spill = s.group(1), f"{s.group(2)}/{s.group(3)}"
-    r = re.search(r"Used (\d+) registers", line)
-    if r:
-        print("| " + " | ".join(cur) + f" | {r.group(1)} | {spill} | {stack} |")
+    if s := re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line):
+        stack, spill = s.group(1), f"{s.group(2)}/{s.group(3)}"
+    if r := re.search(r"Used (\d+) registers", line):
+        cols = [cur[0], f"sm_{arch}"] + [str(x) for x in cur[1:]]
+        rows.append("| " + " | ".join(cols) + f" | {r.group(1)} | {spill} | {stack} |")
         cur = None
+if not rows:
+    sys.exit("ptxas-report: no kernel found in the ptxas output")
+print("\n".join(rows))
 ' "$arch"
-  done
+}
+export -f report_file
+export gen tmp RDC
+# The portable kernel for every target arch; the Hopper kernels only for sm_90a, as the build does.
+# JOBS nvcc processes at a time (default: the cores); each file's rows are kept in file order.
+jobs=()
+for arch in ${FLASHATTN_CUDA_ARCHS:-80 90a}; do
+  files=("$gen"/fwd_sm80_*.cu)
+  if [ "$arch" = 90a ]; then files+=("$gen"/fwd_sm90_*.cu "$gen"/fwd_sm90ws_*.cu); fi
+  for f in "${files[@]}"; do [ -f "$f" ] && jobs+=("$arch $f"); done
 done
+printf '%s\n' "${jobs[@]}" | nl -nrz -w4 -s' ' \
+  | xargs -P "${JOBS:-$(nproc)}" -L1 bash -c 'report_file "$1" "$2" > "$tmp/rows-$0.md" || { echo "ptxas-report: $2 (sm_$1) failed" >&2; exit 255; }'
+cat "$tmp"/rows-*.md
 rm -rf "$tmp"
