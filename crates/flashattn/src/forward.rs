@@ -579,10 +579,11 @@ pub(crate) fn auto_config(
             c.min_compute_capability,
         )
     };
+    // Whether tiles of `tile` cover `len` with at most 1/16 of padding in the last one.
+    let pads_little = |len: usize, tile: usize| (len.div_ceil(tile) * tile - len) * 16 <= len;
     // A wide key tile wastes the padding of the last one: on short sequences a narrower one wins.
     let ws_width = |c: &KernelConfig| {
-        let padding = key_tiles(c) * c.block_n - params.seqlen_k;
-        if c.warp_specialized() && padding * 16 <= params.seqlen_k {
+        if c.warp_specialized() && pads_little(params.seqlen_k, c.block_n) {
             c.block_n
         } else {
             0
@@ -594,8 +595,7 @@ pub(crate) fn auto_config(
     // slower than the 128-row one there and 2-5% faster at 4096 and 16384 rows
     // (docs/benchmarks/2026-11-28-h100-d128-three-consumers.md).
     let height = |c: &KernelConfig| {
-        let padding = params.seqlen_q.div_ceil(c.block_m) * c.block_m - params.seqlen_q;
-        if c.block_m > 128 && padding * 16 > params.seqlen_q {
+        if c.block_m > 128 && !pads_little(params.seqlen_q, c.block_m) {
             128
         } else {
             c.block_m
