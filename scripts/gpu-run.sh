@@ -5,7 +5,8 @@
 # profile (PROFILE_SHAPES: Nsight Compute per shape, stalls by reason and opcode),
 # ab (AB_OLD=other build's flashattn-bench, AB_SHAPES=shape keys; AB_REPS pairs pooled into
 # $OUT/ab-pooled.txt), host-ab (host cost per launch
-# against AB_OLD: HOST_AB_REPS, HOST_AB_ARGS), kernel-ab (KERNEL_AB=configurations),
+# against AB_OLD: HOST_AB_REPS, HOST_AB_ARGS), kernel-ab (KERNEL_AB=configurations, AB_SHAPES; pooled
+# into $OUT/kernel-ab-pooled-CONFIG.txt),
 # tuned-ab (after tune: the tuned table against the dispatcher; TUNE_SHAPES limits both), regression
 # (against the stored baseline; GATE_SDPA=1 with SDPA beside, to read ours net of the drift), accuracy
 # (ours, naive and PyTorch SDPA against the f64 reference, per mask and score modifier), selftest,
@@ -14,7 +15,7 @@
 # given: put the timing steps (ab, bench, regression) first, while the GPU is cool (the seed
 # suite's microsecond kernels read 1-3% slower after minutes of tests). TEST_FILTER (a bash
 # regex) limits the tests step to the test executables whose names match. kernel-ab: named
-# configurations (KERNEL_AB) against the dispatcher's choice, same run. AB_OLD may be an .xz
+# configurations (KERNEL_AB) against the dispatcher's choice, same run, pairs pooled. AB_OLD may be an .xz
 # file (the other build's flashattn-bench as carried). FUZZ_SANITIZER_ARGS replaces the
 # fuzz-sanitizer step's space (default --small), e.g. '--max-seqlen 300 --config A,B --features always',
 # and FUZZ_SANITIZER_CASES its case counts under memcheck, racecheck, synccheck (default "200 100 100").
@@ -34,6 +35,9 @@ out="$final/work"   # everything lands here; bundled at the end (few files come 
 mkdir -p "$out"
 steps=${*:-tests sanitizer fuzz bench}
 tune_shapes=(); [ -n "${TUNE_SHAPES:-}" ] && tune_shapes=(--shapes "$TUNE_SHAPES")
+# AB_SHAPES: shape keys for ab and kernel-ab (comma-separated; they contain spaces, which AB_ARGS
+# and KERNEL_AB_ARGS would split).
+ab_shapes=(); [ -n "${AB_SHAPES:-}" ] && ab_shapes=(--shapes "$AB_SHAPES")
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 summary="$final/summary.txt"   # written where it comes back even if the run is cut off
 : > "$summary"
@@ -136,8 +140,8 @@ for step in $steps; do
         rc=$?
         "$ncu" --import "$rep.ncu-rep" --page details --print-details all > "$out/profile-$i-details.txt" 2>&1
         "$ncu" --import "$rep.ncu-rep" --page source --print-source sass --csv > "$out/profile-$i-source.csv" 2>&1
-        python3 "$stalls" "$out/profile-$i-source.csv" > "$final/profile-$i-stalls.txt" 2>&1
         stalls_file="$final/profile-$i-stalls.txt"
+        python3 "$stalls" "$out/profile-$i-source.csv" > "$stalls_file" 2>&1
         note "profile $shape: ncu rc=$rc in $((SECONDS - start)) s; $(grep -m1 'warp-state samples' "$stalls_file")"
         sed -n '/^samples by stall reason/,/^$/p' "$stalls_file" | sed -n 2,6p | tee -a "$summary"
         xz -9 -f "$out/profile-$i-source.csv"; rm -f "$rep.ncu-rep"
@@ -218,13 +222,11 @@ PY
       # pairs into one verdict per shape: faster or slower only where the pairs agree on a change
       # beyond 1.5% (the most a build against itself read, pooled, was 1.1%).
       old=$(old_bench) || { echo "$step: AB_OLD must name the other build of flashattn-bench" >&2; exit 1; }
-      # AB_SHAPES: shape keys (comma-separated; they contain spaces, which AB_ARGS would split).
-      shapes=(); [ -n "${AB_SHAPES:-}" ] && shapes=(--shapes "$AB_SHAPES")
       for r in $(seq "${AB_REPS:-3}"); do
         order="old new"; [ $((r % 2)) = 0 ] && order="new old"
         for side in $order; do
           exe=$old; [ $side = new ] && exe="$bin/flashattn-bench"
-          "$exe" run ${AB_ARGS:---suite seed --modes graph --iters 50} "${shapes[@]}" --baseline none --label flashattn \
+          "$exe" run ${AB_ARGS:---suite seed --modes graph --iters 50} "${ab_shapes[@]}" --baseline none --label flashattn \
             --out "$out/ab-$side-$r.json" >> "$out/ab.log" 2>&1 || note "ab: $side run $r failed"
         done
         "$bin/flashattn-report" compare "$out/ab-old-$r.json" "$out/ab-new-$r.json" > "$out/ab-compare-$r.txt" 2>&1
@@ -239,17 +241,30 @@ PY
       grep -E " (faster|SLOWER)$" "$final/ab-pooled.txt" | sed 's/^/    /' | tee -a "$summary" ;;
     kernel-ab)
       # Same-run A/B of named configurations (KERNEL_AB, comma-separated) against the dispatcher's
-      # choice on the shapes they run (KERNEL_AB_ARGS), AB_REPS times: whether a table row should move.
+      # choice on the shapes they run (KERNEL_AB_ARGS, AB_SHAPES), AB_REPS times: whether a table
+      # row should move. As in ab, the order alternates (the dispatcher first in odd repetitions,
+      # last in even ones) and `flashattn-report ab` pools each configuration's pairs.
+      kab() {  # kab NAME [--kernel CONFIG]: one run into $out/kab-NAME-$r.json
+        local name=$1; shift
+        "$bin/flashattn-bench" run ${KERNEL_AB_ARGS:---suite long --modes graph --iters 20} "${ab_shapes[@]}" \
+          --baseline none --label flashattn "$@" --out "$out/kab-$name-$r.json" >> "$out/kernel-ab.log" 2>&1
+      }
+      configs=(${KERNEL_AB//,/ })
       for r in $(seq "${AB_REPS:-2}"); do
-        "$bin/flashattn-bench" run ${KERNEL_AB_ARGS:---suite long --modes graph --iters 20} --baseline none \
-          --label flashattn --out "$out/kab-auto-$r.json" >> "$out/kernel-ab.log" 2>&1
-        for k in ${KERNEL_AB//,/ }; do
-          "$bin/flashattn-bench" run ${KERNEL_AB_ARGS:---suite long --modes graph --iters 20} --baseline none \
-            --kernel "$k" --label flashattn --out "$out/kab-$k-$r.json" >> "$out/kernel-ab.log" 2>&1
+        [ $((r % 2)) = 1 ] && kab auto
+        for k in "${configs[@]}"; do kab "$k" --kernel "$k"; done
+        [ $((r % 2)) = 0 ] && kab auto
+        for k in "${configs[@]}"; do
           "$bin/flashattn-report" compare "$out/kab-auto-$r.json" "$out/kab-$k-$r.json" > "$out/kab-$k-$r.txt" 2>&1
           note "kernel-ab $k, repetition $r (new/old = named/dispatcher):"
           ratio_columns "$out/kab-$k-$r.txt"
         done
+      done
+      for k in "${configs[@]}"; do
+        pairs=(); for r in $(seq "${AB_REPS:-2}"); do pairs+=("$out/kab-auto-$r.json" "$out/kab-$k-$r.json"); done
+        "$bin/flashattn-report" ab "${pairs[@]}" > "$final/kernel-ab-pooled-$k.txt" 2>&1
+        note "kernel-ab $k pooled (rc=$?): $(tail -1 "$final/kernel-ab-pooled-$k.txt")"
+        grep -E " (faster|SLOWER)$" "$final/kernel-ab-pooled-$k.txt" | sed 's/^/    /' | tee -a "$summary"
       done ;;
     regression)
       # The regression gate against the stored baseline of this GPU, features off. GATE_SDPA=1
