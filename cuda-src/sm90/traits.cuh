@@ -112,12 +112,22 @@ struct WsTraits {
     static constexpr int kBarrierBytes = 8 * (3 + 4 * kStages);
     static constexpr int kSmemBytes = kQBytes + kStages * 2 * kTileBytes + kBarrierBytes;
     static constexpr int kSmemLaunchBytes = kSmemBytes + 1024;
-    // The persistent kernel stages O in a tile of its own, between the K/V ring and the barriers,
-    // so that Q's buffer is the next tile's once this tile's last Q.K^T has read it; only where
-    // that fits (head dim 64).
+    // The persistent kernel must not stage O in Q's buffer, which is the next tile's once this
+    // tile's last Q.K^T has read it. Where a tile of its own fits, between the K/V ring and the
+    // barriers (head dim 64), O is staged there and leaves by TMA store; at head dim 128, where
+    // it does not, O goes from registers straight to global memory
+    // (WarpgroupTile::finish_to_global). Head dim 256's persistent walk is not compiled.
     static constexpr int kOBytes = kQBytes;
-    static constexpr int kPersistentSmemLaunchBytes = kSmemLaunchBytes + kOBytes;
-    static constexpr bool kSeparateO = kPersistentSmemLaunchBytes <= 227 * 1024;
+    static constexpr bool kSeparateO = kSmemLaunchBytes + kOBytes <= 227 * 1024;
+    static constexpr bool kOFromRegisters = !kSeparateO && kHeadDim == 128;
+    static constexpr bool kWalks = kSeparateO || kOFromRegisters;
+    static constexpr int kPersistentSmemLaunchBytes = kSmemLaunchBytes + (kSeparateO ? kOBytes : 0);
+    // With O from registers the walk runs where a tile has at most this many key tiles. The
+    // timeline probe (docs/benchmarks/2026-11-28-h100-timeline.md) has the walk's tile boundary
+    // about 1.7 us shorter than a new CTA's, but its key tiles 5-9% slower, turn for turn (ptxas
+    // orders the walking kernel's key loop differently): in same-run A/Bs 512 and 1,024 keys ran
+    // 8-11% and 4-6% faster, 2,048 even, 8,192 3% slower.
+    static constexpr int kWalkMaxKeyTiles = 8;
     static_assert(kSmemLaunchBytes <= 227 * 1024, "tile does not fit in shared memory");
 };
 

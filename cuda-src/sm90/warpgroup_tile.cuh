@@ -1,6 +1,7 @@
 // One warpgroup's share of a Hopper forward tile: 64 query rows, their O accumulator and online
 // softmax state, and the steps of one key tile (S = Q K^T, mask and rescale, P, O += P V) plus
-// the finish into shared memory. Both sm_90a kernels run these steps; they differ only in how
+// the finish into shared memory (or, in the persistent walk at head dim 128, straight to global
+// memory). Both sm_90a kernels run these steps; they differ only in how
 // Q, K and V reach shared memory (cp.async by every thread in fwd_kernel.cuh, TMA from a
 // producer warpgroup in ws_kernel.cuh) and in how they order the steps around those arrivals.
 //
@@ -234,6 +235,64 @@ struct WarpgroupTile {
                     asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(o_tile + sw128_offset(kBlockM, local_row, a * 8 + nt) +
                                                                     4 * t),
                                  "r"(packed));
+                }
+        }
+    }
+
+    // The finish straight to global memory, no shared memory: in each run of four n8 tiles the
+    // quad's lanes trade their column pairs (a 4 x 4 transpose in two rounds of shuffles) so
+    // that lane t holds the whole 16 bytes of tile t of the run, and a warp's store covers 64
+    // contiguous bytes of each of its eight rows: whole sectors, where storing each lane's own
+    // pair wrote 16 bytes per row (8-17% slower on the seed shapes,
+    // docs/benchmarks/2026-11-26-h100-persistent.md). Rows past the tile's end are not written.
+    // O's row stride and base must be 16-byte aligned (its tensor map says so).
+    // The row sums and LSE are finish()'s, written out again: sharing them through a helper
+    // or a callback changed how ptxas scheduled other kernels' key loops (cuobjdump; the
+    // one-tile-per-CTA kernels keep main's SASS loop for loop this way).
+    template <typename Work>
+    __device__ __forceinline__ void finish_to_global(const FlashAttnFwdParams &p, const Work &work, int g) {
+        const bool has_sink = work.has_sink(p);
+        const float sink = work.sink(p);
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            row_sum[r] += __shfl_xor_sync(0xffffffff, row_sum[r], 1);
+            row_sum[r] += __shfl_xor_sync(0xffffffff, row_sum[r], 2);
+            const RowFinish fin = finish_row(row_max[r], row_sum[r], scale_log2, mod.lse_factor(p), has_sink, sink);
+            const float inv = fin.inv;
+            const int local_row = warp_row0 + g + r * 8;
+            if (work.lse && t == 0 && local_row < work.rows_here) work.lse[local_row] = fin.lse();
+            Element *row = work.o + static_cast<int64_t>(local_row) * p.o_row_stride;
+            const bool in_tile = local_row < work.rows_here;
+#pragma unroll
+            for (int a = 0; a < kAtoms; ++a)
+#pragma unroll
+                for (int run = 0; run < 2; ++run) {
+                    uint32_t w[4];
+#pragma unroll
+                    for (int j = 0; j < 4; ++j)
+                        w[j] = Pack::pack(acc_o[a][run * 4 + j][2 * r] * inv, acc_o[a][run * 4 + j][2 * r + 1] * inv);
+                    // Lanes t and t ^ 2 swap the 2 x 2 blocks off their diagonal, then lanes t
+                    // and t ^ 1 swap the elements off each block's diagonal.
+#pragma unroll
+                    for (int k = 0; k < 2; ++k) {
+                        const bool high = t & 2;
+                        const uint32_t got = __shfl_xor_sync(0xffffffff, high ? w[k] : w[2 + k], 2);
+                        if (high)
+                            w[k] = got;
+                        else
+                            w[2 + k] = got;
+                    }
+#pragma unroll
+                    for (int b = 0; b < 2; ++b) {
+                        const bool odd = t & 1;
+                        const uint32_t got = __shfl_xor_sync(0xffffffff, odd ? w[2 * b] : w[2 * b + 1], 1);
+                        if (odd)
+                            w[2 * b] = got;
+                        else
+                            w[2 * b + 1] = got;
+                    }
+                    if (in_tile)
+                        *reinterpret_cast<uint4 *>(row + a * 64 + (run * 4 + t) * 8) = make_uint4(w[0], w[1], w[2], w[3]);
                 }
         }
     }

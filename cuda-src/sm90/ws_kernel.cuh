@@ -11,11 +11,12 @@
 // kPersistent: one CTA per SM walks its tiles (TileSchedule) with the ring, the barriers'
 // phases and the consumers' turns running on across them, so the next tile's first K/V tile and
 // its Q land while this tile's last key tiles and epilogue run (Q's buffer is released after the
-// tile's last Q.K^T, which needs O to have a shared-memory tile of its own: WsTraits::kSeparateO).
-// Compiled for every variant of the tiles with that O tile (head dim 64), launched where a call
-// has more tiles than SMs and the tiles are equally long (not causal, no window, one dense
-// batch: score modifiers and sinks are fine). Without it the kernel computes one tile per CTA,
-// the same code with the walk compiled away.
+// tile's last Q.K^T, so O needs a shared-memory tile of its own, WsTraits::kSeparateO, or
+// leaves from registers, WsTraits::kOFromRegisters). Compiled for every variant of the tiles
+// at head dims 64 and 128, launched where a call has more tiles than SMs and the tiles are
+// equally long (not causal, no window, one dense batch: score modifiers and sinks are fine),
+// and at head dim 128 only as long as WsTraits::kWalkMaxKeyTiles. Without it the kernel
+// computes one tile per CTA, the same code with the walk compiled away.
 //
 // Every variant (common/features.cuh): tensor maps describe dense [batch, seqlen, heads,
 // head_dim] tensors, or packed varlen [total, heads, head_dim] ones as one batch of total rows,
@@ -33,6 +34,7 @@
 #include <cuda_runtime.h>
 
 #include "common/tile_work.cuh"
+#include "common/timeline.cuh"
 #include "sm80/primitives.cuh"
 // The fallback's launcher (launch_fwd) is only declared here, in traits.cuh: its kernel is
 // compiled once, in the fallback configuration's own file. Including fwd_kernel.cuh would compile
@@ -108,10 +110,11 @@ struct WsTile {
 
 template <typename Traits, Variant kVariant, bool kPersistent>
 __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_constant__ WsArgs args) {
-    // The persistent walk releases Q after a tile's last Q.K^T, so O needs a tile of its own. It
-    // never runs packed varlen tensors (the launcher's rule): their V-tail barrier is used once
-    // per CTA.
-    static_assert(!kPersistent || Traits::kSeparateO);
+    // The persistent walk releases Q after a tile's last Q.K^T, so O needs a tile of its own or
+    // goes from registers (traits.cuh). It never runs packed varlen tensors (the launcher's
+    // rule): their V-tail barrier is used once per CTA.
+    static_assert(!kPersistent || Traits::kWalks);
+    constexpr bool kOFromRegisters = kPersistent && Traits::kOFromRegisters;
     using Element = typename Traits::Element;
     using F = Features<kVariant>;
     using Work = TileWork<Element, F>;
@@ -127,15 +130,16 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     const uint32_t q_smem = smem_base;
     auto k_smem = [&](int stage) { return smem_base + Traits::kQBytes + stage * 2 * Traits::kTileBytes; };
     auto v_smem = [&](int stage) { return k_smem(stage) + Traits::kTileBytes; };
-    // O is staged in its own tile after the ring (persistent), else in the Q tile.
-    const uint32_t o_smem = kPersistent ? k_smem(kStages) : q_smem;
+    // O is staged in its own tile after the ring (persistent, where it fits), else in the Q tile.
+    constexpr bool kOTile = kPersistent && Traits::kSeparateO;
+    const uint32_t o_smem = kOTile ? k_smem(kStages) : q_smem;
     // Barriers: Q landed and Q read by every consumer warp; per stage, K landed, V landed, K
     // read and V read by every consumer warp; the first key tile's V with its tail zeroed
     // (varlen). K and V are released apart because Q.K^T of a key tile is done a whole turn
     // before its P.V: with one release for both, the K that refills a buffer started loading
     // only when the tensor cores were about to need it (two buffers at head dim 256 left a TMA
     // latency of idle tensor cores in every turn).
-    const uint32_t barriers = k_smem(kStages) + (kPersistent ? Traits::kOBytes : 0);
+    const uint32_t barriers = k_smem(kStages) + (kOTile ? Traits::kOBytes : 0);
     const uint32_t q_full = barriers;
     const uint32_t q_empty = barriers + 8;
     auto k_full = [&](int stage) { return barriers + 8 * (2 + stage); };
@@ -152,6 +156,9 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // The producer's first copies need the maps in the TMA unit: fetched while this CTA still
     // waits for the grid ahead and sets up its barriers, not on the first copy's path.
     if (threadIdx.x == 0) {
+        timeline_mark(0, kMarkEntry);
+        timeline_value(0, kMarkEntryNs, timeline_ns());
+        timeline_value(0, kMarkSm, timeline_sm());
         prefetch_tensor_map(&args.q);
         prefetch_tensor_map(&args.k);
         prefetch_tensor_map(&args.v);
@@ -161,6 +168,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // touched (a varlen tile's sequence is read from cu_seqlens) before the kernel ahead on the
     // stream is done.
     wait_for_prerequisite_grids();
+    if (threadIdx.x == 0) timeline_mark(0, kMarkGridReady);
     // Every thread walks the CTA's tiles itself; the first one is worked out before the barrier
     // setup, under thread 0's initialisation, rather than on the way to the first copy.
     TileSchedule<kPersistent> schedule(kBlockM);
@@ -184,6 +192,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         fence_barrier_init();
     }
     __syncthreads();
+    if (threadIdx.x == 0) timeline_mark(0, kMarkBarriersReady);
 
     const int warpgroup = warpgroup_index();
     if (warpgroup == 0) {
@@ -224,6 +233,9 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                 for (int a = 0; a < kAtoms; ++a)
                     tma_load_4d(q_smem + a * kBlockM * kAtomRowBytes, &args.q, q_full, a * 64,
                                 tile.work.q_first + tile.work.row_begin, head, tile.batch_coord);
+                timeline_mark(t, kMarkQIssued);
+                timeline_value(t, kMarkTile, 1 + tile.work.row_begin + (1ull << 24) * (head + (1ull << 16) * tile.batch_coord));
+                timeline_value(t, kMarkKeyTiles, tile.n_blocks);
                 for (int i = before_q; i < tile.n_blocks; ++i) load_kv(i);
                 kv += tile.n_blocks;
                 ++t;
@@ -253,6 +265,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     auto arrive_warp = [&](uint32_t barrier) {
         __syncwarp();
         if (lane == 0) barrier_arrive(barrier);
+    };
+    // The timeline probe's marks of this consumer (common/timeline.cuh); nothing in the library.
+    auto mark = [&](int tile_index, int offset) {
+        if (store_thread) timeline_mark(tile_index, kMarkConsumer + consumer * kMarkConsumerStride + offset);
     };
 
     // The consumers take turns at the tensor cores, in a ring: in its turn a consumer issues
@@ -344,6 +360,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         Scores acc_s;
         PFrag p_frag;
         barrier_wait(q_full, t & 1);
+        mark(t, kMarkQLanded);
         // Key tile 0: its Q.K^T alone.
         barrier_wait(k_full(stage_of(0)), parity_of(0));
         begin_turn();
@@ -351,6 +368,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         end_turn(false);
         wgmma_wait<0>();
         hold(acc_s);
+        mark(t, kMarkFirstS);
         arrive_warp(k_empty(stage_of(0)));
         // Persistent: Q's buffer is the next tile's once the tile's last Q.K^T has read it.
         if (kPersistent && n_blocks == 1) arrive_warp(q_empty);
@@ -359,6 +377,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         for (int iter = 1; iter < n_blocks; ++iter) {
             barrier_wait(k_full(stage_of(iter)), parity_of(iter));
             begin_turn();
+            if (iter < kTimelineTurns) mark(t, kMarkTurn + iter);
             wg.issue_qk(acc_s, q_smem, k_smem(stage_of(iter)));
             wg.rescale_o(offsets);
             hold(wg.acc_o);
@@ -382,8 +401,9 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         }
         // The previous tile's TMA store has read the O rows this tile's finish rewrites; waited
         // for here, long after it was issued, and ahead of the turn that orders the finish.
-        if (kPersistent && args.o_by_tma && store_thread) bulk_wait_read();
+        if (kOTile && args.o_by_tma && store_thread) bulk_wait_read();
         begin_turn();
+        mark(t, kMarkLastTurn);
         wg.rescale_o(offsets);
         hold(wg.acc_o);
         wait_v(n_blocks - 1);
@@ -391,14 +411,25 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         end_turn(true);
         wgmma_wait<0>();
         hold(wg.acc_o);
+        mark(t, kMarkLastPV);
         if (kPersistent) arrive_warp(v_empty(stage_of(n_blocks - 1)));  // the next tile's ring
         // Epilogue: each consumer stages its own 64 rows of O (in its own rows of the Q tile,
-        // which only its Q.K^T read; persistent: in the O tile) and sends them out, by one TMA
+        // which only its Q.K^T read; persistent: in the O tile, or at head dim 128 not at all,
+        // straight from registers) and sends them out, by one TMA
         // store issued from its first thread or by all its threads in 16-byte chunks; the other
         // consumers may still be computing. A persistent CTA's previous copy out of the same rows
         // is behind this tile's turns, each a bar.sync of all its threads (and the store
         // thread waited for its TMA store to read them before its last turn above).
+        if constexpr (kOFromRegisters) {
+            wg.finish_to_global(p, work, lane / 4);
+            mark(t, kMarkStaged);
+            mark(t, kMarkStoreIssued);
+            kv += n_blocks;
+            ++t;
+            continue;
+        }
         wg.finish(p, work, o_smem, lane / 4);
+        mark(t, kMarkStaged);
         const int row_first = consumer * 64;
         if (args.o_by_tma) fence_proxy_async();  // the staged rows, before the TMA unit reads them
         named_barrier_sync(kEpilogueBarrier<Traits> + consumer, 128);
@@ -412,12 +443,17 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                              work.row_begin + row_first, work.head, tile.batch_coord);
             bulk_commit();
         }
+        mark(t, kMarkStoreIssued);
         kv += n_blocks;
         ++t;
     } while (next_tile());
     if (kPersistent && consumer == 0 && took_turn) named_barrier_sync(kTurnBarrier, 256);
     // The CTA's shared memory must outlive the reads of its last stores.
     if (args.o_by_tma && store_thread) bulk_wait_read();
+    if (t > 0) {
+        mark(t - 1, kMarkExit);
+        if (store_thread) timeline_value(t - 1, kMarkConsumer + consumer * kMarkConsumerStride + kMarkExitNs, timeline_ns());
+    }
 }
 
 // Builds the tensor maps and launches; a call whose tensors no tensor map describes (a zero or
@@ -453,13 +489,17 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
     args.o_by_tma = !packed && encode_bshd_map(&args.o, p.dtype, p.o, batch, rows_q, p.heads_q, Traits::kHeadDim,
                                                p.o_batch_stride, p.o_row_stride, p.o_head_stride, 64);
     // Persistent (one CTA per SM walking the tiles) where the kernel has it and the launch has
-    // more tiles than SMs, all equally long (not causal, no window, one dense batch).
+    // more tiles than SMs, all equally long (not causal, no window, one dense batch); with O
+    // from registers, only where O's tensor map vouches for its 16-byte alignment and the
+    // tiles are short enough for the walk to pay (WsTraits::kWalkMaxKeyTiles).
     const dim3 grid = tile_grid(p, Traits::kBlockM);
-    if constexpr (Traits::kSeparateO) {
+    if constexpr (Traits::kWalks) {
         static KernelFacts persistent_facts;
         const long long tiles = static_cast<long long>(grid.x) * grid.y * grid.z;
-        const bool equal_tiles = !p.causal && !packed && p.window_left < 0 && p.window_right < 0;
-        const int sms = equal_tiles ? current_device_sm_count() : 0;
+        const bool walk_pays = !Traits::kOFromRegisters ||
+                               (args.o_by_tma && p.seqlen_k <= Traits::kWalkMaxKeyTiles * Traits::kBlockN);
+        const bool walks = !p.causal && !packed && p.window_left < 0 && p.window_right < 0 && walk_pays;
+        const int sms = walks ? current_device_sm_count() : 0;
         if (sms > 0 && tiles > sms) {
             args.deal = short_tile_deal(p, Traits::kBlockM, grid, sms);
             // Plainly: as a programmatic dependent it ran 3-4.5% slower (common/launch.cuh).

@@ -299,13 +299,14 @@ fn rising_row_maxima() {
 
 /// A sequence's last query tile with warpgroups that have no rows: on the warp-specialized tiles
 /// those pass their turns without computing, and a persistent launch (more tiles than SMs, head
-/// dim 64) deals the short tiles after the full ones or, where K/V outgrows the L2 budget,
+/// dims 64 and 128) deals the short tiles after the full ones or, where K/V outgrows the L2 budget,
 /// rotates each sequence's query tiles (common/tile_work.cuh). Every warp-specialized
 /// configuration, with the last tile holding 8 rows (only the first consumer computes) and 100
 /// rows (the third of a 192-row tile has none); at head dim 64 with 320 tiles (persistent on a
 /// 132-SM part), once with 1000 keys a head (41 MB of K/V: the rotation) and once with 134 query
-/// tiles in one sequence; plain, with LSE and a sink, and with softcap and ALiBi where the tile
-/// has score modifiers.
+/// tiles in one sequence; at the wider head dims once with 160 tiles (persistent at head dim
+/// 128, O stored from registers); plain, with LSE and a sink, and with softcap and ALiBi where
+/// the tile has score modifiers.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn ws_short_last_tiles() {
@@ -324,6 +325,9 @@ fn ws_short_last_tiles() {
         if config.head_dim == 64 {
             shapes.push((2, heads, heads, config.block_m + 8, 1000, 2));
             shapes.push((1, 4, 1, config.block_m * 133 + 8, 203, 1));
+        } else {
+            // 160 tiles, 16 of them short: a persistent walk at head dim 128 (O from registers).
+            shapes.push((2, heads, heads / 4, config.block_m * 9 + 8, 203, 3));
         }
         for (j, (batch, heads_q, heads_kv, seqlen_q, seqlen_k, variants)) in
             shapes.into_iter().enumerate()
