@@ -4,19 +4,26 @@
 # generated instantiation files). No GPU needed. JOBS: nvcc processes at a time.
 #
 #   scripts/ptxas-report.sh > docs/ptxas-report.md
+#   GEN=target/release/build/flashattn-sys-HASH/out/generated scripts/ptxas-report.sh > ...
+# GEN names the generated instantiation files of a build already made (any arch list: the files
+# are the same), instead of a debug build of flashattn-sys here, which compiles every kernel.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh >/dev/null 2>&1
-cargo build -q -p flashattn-sys >/dev/null 2>&1 || cargo build -p flashattn-sys >&2
-# The out dir of the build just made (several stale ones can exist side by side; their
-# directory times say nothing about which is current).
-gen=$(cargo build -q -p flashattn-sys --message-format=json 2>/dev/null | python3 -c '
+if [ -n "${GEN:-}" ]; then
+  gen=$GEN
+else
+  cargo build -q -p flashattn-sys >/dev/null 2>&1 || cargo build -p flashattn-sys >&2
+  # The out dir of the build just made (several stale ones can exist side by side; their
+  # directory times say nothing about which is current).
+  gen=$(cargo build -q -p flashattn-sys --message-format=json 2>/dev/null | python3 -c '
 import json, sys
 for line in sys.stdin:
     m = json.loads(line)
     if m.get("reason") == "build-script-executed" and "flashattn-sys" in m.get("package_id", ""):
         print(m["out_dir"] + "/generated")
 ' | tail -1)
+fi
 tmp=$(mktemp -d)
 echo "# ptxas resource report"
 echo
