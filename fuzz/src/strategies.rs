@@ -750,6 +750,15 @@ fn edges(case: &Case) -> Vec<(&'static str, bool)> {
             "non-causal, > 264 tiles of 128 rows (persistent ws)",
             !p.causal && p.seqlen_q.div_ceil(128) * p.batch * p.heads_q > 264,
         ),
+        // The same at head dim 128 with at most 1024 keys: the persistent walk with O stored
+        // from registers (at most 8 key tiles of 128).
+        (
+            "non-causal d128, > 132 tiles, <= 1024 keys (persistent ws walk)",
+            !p.causal
+                && p.head_dim == 128
+                && p.seqlen_k <= 1024
+                && p.seqlen_q.div_ceil(128) * p.batch * p.heads_q > 132,
+        ),
         ("mha", group == 1 && p.heads_q > 1),
         ("gqa", group > 1 && p.heads_kv > 1),
         ("mqa", p.heads_kv == 1 && p.heads_q > 1),
