@@ -52,8 +52,9 @@ ratio_columns() {
 }
 # One GPU test executable under each compute-sanitizer tool (SANITIZER_TOOLS):
 #   [ENV=...] sanitize LABEL EXECUTABLE [TEST NAME FILTERS...]
-# with its ignored (GPU) tests included; logs $out/LABEL-sanitizer-TOOL.log, notes the tool's
-# summary and the test's own cases line.
+# with its ignored (GPU) tests included and their output shown (--nocapture: the cases line a
+# test prints, e.g. ws_short_last_tiles's, is noted); logs $out/LABEL-sanitizer-TOOL.log, notes
+# the tool's summary and that cases line.
 # compute-sanitizer under SANITIZER_LIMIT (when set): limited TOOL ARGS..., exit status 124 on the limit.
 limited() {
   if [ -n "${SANITIZER_LIMIT:-}" ]; then timeout "$SANITIZER_LIMIT" "$sanitizer" --tool "$@"; else "$sanitizer" --tool "$@"; fi
@@ -73,7 +74,7 @@ sanitize() {
   local label=$1 exe=$2; shift 2
   for tool in ${SANITIZER_TOOLS:-memcheck racecheck synccheck}; do
     local log="$out/$label-sanitizer-$tool.log" start=$SECONDS
-    limited "$tool" --error-exitcode 9 "$exe" --include-ignored --test-threads=1 "$@" > "$log" 2>&1
+    limited "$tool" --error-exitcode 9 "$exe" --include-ignored --test-threads=1 --nocapture "$@" > "$log" 2>&1
     local rc=$?
     note "$label sanitizer $tool: rc=$rc$(cut_note $rc) in $((SECONDS - start)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1); $(grep -E '[0-9]+ cases' "$log" | tail -1)"
   done

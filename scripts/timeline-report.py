@@ -51,6 +51,11 @@ def consumers(r):
     return [k for k in range(3) if consumer(r, k, Q_LANDED) != 0]
 
 
+def cta_exit(records, mark=EXIT):
+    """A CTA's end: its last consumer's exit mark (EXIT cycles or EXIT_NS), on its last tile."""
+    return max(consumer(records[-1], k, mark) for k in consumers(records[-1]))
+
+
 def med(xs):
     return statistics.median(xs) if xs else float("nan")
 
@@ -115,10 +120,10 @@ def main():
         phase("walk: last turn -> next tile's turn 1 (c0)",
               [c0(b, TURN + 1) - c0(a, LAST_TURN) for a, b in pairs if c0(b, TURN + 1)])
 
-    # Whole tiles: from the first tile's entry (or the previous tile's last turn) to the last
-    # consumer's exit (or this tile's last turn); what is not steady key tiles is the boundary.
-    cta_cycles = [max(consumer(records[-1], k, EXIT) for k in consumers(records[-1])) - records[0][ENTRY]
-                  for records in ctas if consumers(records[-1])]
+    # Whole CTAs, entry to the last consumer's exit; what is not steady key tiles is the
+    # boundary, spread over the CTA's tiles.
+    finished = [records for records in ctas if consumers(records[-1])]
+    cta_cycles = [cta_exit(records) - records[0][ENTRY] for records in finished]
     tiles_per_cta = med([len(records) for records in ctas])
     key_tiles = med([r[KEY_TILES] for r in all_tiles])
     print(f"{len(ctas)} CTAs, {len(all_tiles)} tiles ({info['block_m']} rows), {tiles_per_cta:g} tiles per CTA, "
@@ -128,9 +133,7 @@ def main():
         print(f"{name:48} {cycles:9.0f} {us(cycles):7.3f} {n:6d}")
     cta = med(cta_cycles)
     # Per CTA: its time less its tiles' key tiles at the steady cost.
-    beyond = [max(consumer(records[-1], k, EXIT) for k in consumers(records[-1])) - records[0][ENTRY]
-              - steady * sum(r[KEY_TILES] for r in records)
-              for records in ctas if consumers(records[-1])]
+    beyond = [cycles - steady * sum(r[KEY_TILES] for r in records) for cycles, records in zip(cta_cycles, finished)]
     boundary = statistics.mean(beyond)
     print(f"{'CTA: entry -> last exit':48} {cta:9.0f} {us(cta):7.3f} {len(cta_cycles):6d}")
     print(f"{'  of it beyond steady key tiles (per tile)':48} {boundary / tiles_per_cta:9.0f} "
@@ -139,19 +142,17 @@ def main():
     # Per SM: gaps between consecutive CTAs (exit of one to entry of the next), and idle time
     # at the start and end of the launch in globaltimer ns (comparable across SMs).
     by_sm = {}
-    for records in ctas:
-        if consumers(records[-1]):
-            by_sm.setdefault(records[0][SM], []).append(records)
+    for records in finished:
+        by_sm.setdefault(records[0][SM], []).append(records)
     gaps = []
     for runs in by_sm.values():
         runs.sort(key=lambda rs: rs[0][ENTRY])
         for a, b in zip(runs, runs[1:]):
-            exit_a = max(consumer(a[-1], k, EXIT) for k in consumers(a[-1]))
-            gaps.append(b[0][ENTRY] - exit_a)
+            gaps.append(b[0][ENTRY] - cta_exit(a))
     if gaps:
         print(f"{'gap: a CTA exit -> the next entry on its SM':48} {med(gaps):9.0f} {us(med(gaps)):7.3f} {len(gaps):6d}")
     starts = {sm: min(rs[0][ENTRY_NS] for rs in runs) for sm, runs in by_sm.items()}
-    ends = {sm: max(consumer(rs[-1], k, EXIT_NS) for rs in runs for k in consumers(rs[-1])) for sm, runs in by_sm.items()}
+    ends = {sm: max(cta_exit(rs, EXIT_NS) for rs in runs) for sm, runs in by_sm.items()}
     t0, t1 = min(starts.values()), max(ends.values())
     span = t1 - t0
     head = sum(s - t0 for s in starts.values()) / len(starts)

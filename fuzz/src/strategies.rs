@@ -708,6 +708,8 @@ fn edges(case: &Case) -> Vec<(&'static str, bool)> {
     let tiles = tile_sizes();
     let near = |x: usize, t: usize| x + 1 >= t && x <= t + 1;
     let near_tile = |x: usize| tiles.iter().any(|&t| near(x, t));
+    // Query tiles of 128 rows in the launch (the warp-specialized tiles' CTAs).
+    let tiles_128 = p.seqlen_q.div_ceil(128) * p.batch * p.heads_q;
     // x >= 255 keeps the power itself >= 256: below that, powers of two are tiles.
     let near_pow2 =
         |x: usize| x + 1 >= POW2_EDGE_MIN && [x - 1, x, x + 1].iter().any(|y| y.is_power_of_two());
@@ -748,7 +750,7 @@ fn edges(case: &Case) -> Vec<(&'static str, bool)> {
         // the warp-specialized tiles then runs persistent, several tiles per CTA.
         (
             "non-causal, > 264 tiles of 128 rows (persistent ws)",
-            !p.causal && p.seqlen_q.div_ceil(128) * p.batch * p.heads_q > 264,
+            !p.causal && tiles_128 > 264,
         ),
         // The same at head dim 128 with at most 1024 keys: the persistent walk with O stored
         // from registers (at most 8 key tiles of 128).
@@ -757,7 +759,7 @@ fn edges(case: &Case) -> Vec<(&'static str, bool)> {
             !p.causal
                 && p.head_dim == 128
                 && p.seqlen_k <= 1024
-                && p.seqlen_q.div_ceil(128) * p.batch * p.heads_q > 132,
+                && tiles_128 > 132,
         ),
         ("mha", group == 1 && p.heads_q > 1),
         ("gqa", group > 1 && p.heads_kv > 1),

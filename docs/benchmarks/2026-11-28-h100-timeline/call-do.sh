@@ -15,6 +15,9 @@ shapes+=',bf16 B16 H16/16 S1024x1024 D128 causal,bf16 B16 H32/32 S1024x1024 D64'
 OUT=$o FUZZ_ARGS='--cases 200 --seed 499' AB_OLD=dist/main-bench-4f3f006.xz AB_REPS=2 AB_SHAPES="$shapes" \
   AB_ARGS='--suite sweep,long,causal --modes graph --iters 30' FUZZ_SANITIZER_CASES='60 30 30' SANITIZER_LIMIT=60 \
   scripts/gpu-run.sh tests fuzz ab fuzz-sanitizer > "$o/gpu-run.log" 2>&1
+# (This loop repeats what `SANITIZE_TEST=ws_short_last_tiles SANITIZER_TOOLS='memcheck racecheck'
+# scripts/gpu-run.sh test-sanitizer` does; written by hand because that step did not yet note the
+# test's cases line. Kept as the record of what ran; later calls use the step: call DR.)
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 for tool in memcheck racecheck; do
   start=$SECONDS
