@@ -10,8 +10,8 @@
 //
 // kPersistent: one CTA per SM walks its tiles (TileSchedule) with the ring, the barriers'
 // phases and the consumers' turns running on across them, so the next tile's first K/V tile and
-// its Q land while this tile's last key tiles and epilogue run (Q's buffer is released after the
-// tile's last Q.K^T, so O needs a shared-memory tile of its own, WsTraits::kSeparateO, or
+// its Q land while this tile's last key tiles and epilogue run (Q's buffer is released ahead of
+// the tile's last P.V, so O needs a shared-memory tile of its own, WsTraits::kSeparateO, or
 // leaves from registers, WsTraits::kOFromRegisters). Compiled for every variant of the tiles
 // at head dims 64 and 128, launched where a call has more tiles than SMs and the tiles are
 // equally long (not causal, no window, one dense batch: score modifiers and sinks are fine),
@@ -290,6 +290,13 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // consumers' softmax, 3-4% slower; with softcap or ALiBi, whose per-score work precedes the
     // exponentials, 1.5-4.5% slower.
     constexpr bool kExpUnderPV = Traits::kHeadDim >= 128 && !F::kScoreMod;
+    // Persistent: Q's buffer is the next tile's once the tile's last Q.K^T has read it. The
+    // consumers release it right after that Q.K^T, inside the key loop, or after the loop, a
+    // softmax later, which is where the walks with O from registers (head dim 128) run faster:
+    // the arrival inside, a branch on the last key tile, made ptxas order their key loop worse
+    // (2,048 keys 3.5% slower, 8,192-16,384 0.3-1.2%), while the head-dim-64 walks run 0.7-2.5%
+    // slower with it after the loop (docs/benchmarks/2026-11-28-h200-walk-loop.md).
+    constexpr bool kReleaseQAfterLoop = kOFromRegisters;
     bool took_turn = false;  // consumer 0: whether any turn came before this one
     auto begin_turn = [&] {
         if (consumer != 0 || took_turn) named_barrier_sync(kTurnBarrier + consumer, 256);
@@ -320,12 +327,13 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             begin_turn();
             end_turn(false);
             arrive_warp(k_empty(stage_of(i)));
-            if (kPersistent && i == n_blocks - 1) arrive_warp(q_empty);
+            if (kPersistent && !kReleaseQAfterLoop && i == n_blocks - 1) arrive_warp(q_empty);
             if (i > 0) {
                 wait_v(i - 1);
                 arrive_warp(v_empty(stage_of(i - 1)));
             }
         }
+        if (kPersistent && kReleaseQAfterLoop) arrive_warp(q_empty);
         begin_turn();
         end_turn(true);
         if (kPersistent) {
@@ -370,8 +378,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         hold(acc_s);
         mark(t, kMarkFirstS);
         arrive_warp(k_empty(stage_of(0)));
-        // Persistent: Q's buffer is the next tile's once the tile's last Q.K^T has read it.
-        if (kPersistent && n_blocks == 1) arrive_warp(q_empty);
+        if (kPersistent && !kReleaseQAfterLoop && n_blocks == 1) arrive_warp(q_empty);
         typename Tile::RowOffsets offsets = wg.update_max(acc_s, p, tile.key0(0));
         wg.to_p(acc_s, offsets, p_frag);
         for (int iter = 1; iter < n_blocks; ++iter) {
@@ -387,7 +394,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             wgmma_wait<1>();  // S; P.V of the previous tile may still run
             hold(acc_s);
             arrive_warp(k_empty(stage_of(iter)));
-            if (kPersistent && iter == n_blocks - 1) arrive_warp(q_empty);
+            if (kPersistent && !kReleaseQAfterLoop && iter == n_blocks - 1) arrive_warp(q_empty);
             offsets = wg.update_max(acc_s, p, tile.key0(iter));
             if constexpr (kExpUnderPV) wg.exponentiate_in_place(acc_s, offsets);
             wgmma_wait<0>();
@@ -402,6 +409,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         // The previous tile's TMA store has read the O rows this tile's finish rewrites; waited
         // for here, long after it was issued, and ahead of the turn that orders the finish.
         if (kOTile && args.o_by_tma && store_thread) bulk_wait_read();
+        if (kPersistent && kReleaseQAfterLoop) arrive_warp(q_empty);
         begin_turn();
         mark(t, kMarkLastTurn);
         wg.rescale_o(offsets);
