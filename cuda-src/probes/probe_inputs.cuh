@@ -1,0 +1,86 @@
+// The dense self-attention call the standalone probes time: [batch, seqlen, heads, head_dim]
+// tensors filled from a hash of the index (the values do not matter to the timing, only that they
+// are finite and not all equal), and the params flashattn_fwd would pass the tile's launcher.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+#include "flashattn.h"
+
+#define PROBE_CHECK(call)                                                                              \
+    do {                                                                                               \
+        cudaError_t e_ = (call);                                                                       \
+        if (e_ != cudaSuccess) {                                                                       \
+            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            std::exit(1);                                                                              \
+        }                                                                                              \
+    } while (0)
+
+namespace probe_inputs {
+
+// Values in [-1, 1).
+__global__ void fill(uint16_t *x, size_t n, uint32_t seed, bool bf16) {
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        uint32_t h = static_cast<uint32_t>(i) * 2654435761u ^ seed;
+        h ^= h >> 15;
+        h *= 2246822519u;
+        h ^= h >> 13;
+        const float v = (h & 0xffff) / 32768.0f - 1.0f;
+        x[i] = bf16 ? __bfloat16_as_ushort(__float2bfloat16(v)) : __half_as_ushort(__float2half(v));
+    }
+}
+
+struct DenseCall {
+    FlashAttnFwdParams params;
+    uint16_t *q, *k, *v, *o;
+    size_t elems;  // of each tensor
+
+    DenseCall(bool bf16, int batch, int heads, int seqlen, int head_dim) : params{} {
+        elems = static_cast<size_t>(batch) * seqlen * heads * head_dim;
+        PROBE_CHECK(cudaMalloc(&q, elems * 2));
+        PROBE_CHECK(cudaMalloc(&k, elems * 2));
+        PROBE_CHECK(cudaMalloc(&v, elems * 2));
+        PROBE_CHECK(cudaMalloc(&o, elems * 2));
+        fill<<<1024, 256>>>(q, elems, 1, bf16);
+        fill<<<1024, 256>>>(k, elems, 2, bf16);
+        fill<<<1024, 256>>>(v, elems, 3, bf16);
+        PROBE_CHECK(cudaGetLastError());
+        FlashAttnFwdParams &p = params;
+        p.q = q;
+        p.k = k;
+        p.v = v;
+        p.o = o;
+        const int64_t row = static_cast<int64_t>(heads) * head_dim, bat = row * seqlen;
+        p.q_batch_stride = p.k_batch_stride = p.v_batch_stride = p.o_batch_stride = bat;
+        p.q_row_stride = p.k_row_stride = p.v_row_stride = p.o_row_stride = row;
+        p.q_head_stride = p.k_head_stride = p.v_head_stride = p.o_head_stride = head_dim;
+        p.batch = batch;
+        p.seqlen_q = p.seqlen_k = seqlen;
+        p.heads_q = p.heads_kv = heads;
+        p.head_dim = head_dim;
+        p.softmax_scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+        p.dtype = bf16 ? FLASHATTN_DTYPE_BF16 : FLASHATTN_DTYPE_F16;
+        p.compute_capability = 90;
+        p.config_id = -1;
+        p.window_left = p.window_right = -1;
+        p.total_q = p.total_k = 1;
+        p.causal_section = batch * heads;
+    }
+    ~DenseCall() {
+        cudaFree(q);
+        cudaFree(k);
+        cudaFree(v);
+        cudaFree(o);
+    }
+    DenseCall(const DenseCall &) = delete;
+    DenseCall &operator=(const DenseCall &) = delete;
+};
+
+}  // namespace probe_inputs

@@ -1,0 +1,20 @@
+// One source variant of the warp-specialized kernel for the variant A/B probe (variant_ab.cu):
+// compiled once per variant, each against its own copy of cuda-src (scripts/variant-ab.sh), with
+// the library's namespace renamed so that the variants' kernels, launchers and statics stay apart
+// when one executable links them all, and reached through one C entry named by the build.
+//
+// The rename is a macro on the namespace's name (VARIANT_NAMESPACE), set before anything of
+// cuda-src is included; the C contract (flashattn.h) sits outside that namespace and is shared.
+#ifndef VARIANT_NAMESPACE
+#error "build through scripts/variant-ab.sh: VARIANT_NAMESPACE and VARIANT_ENTRY name this variant"
+#endif
+#define flashattn VARIANT_NAMESPACE
+#include "probes/probe_tiles.cuh"
+
+// Launches the tile of that name and head dim; UNKNOWN_CONFIG where this variant has none.
+extern "C" FlashAttnStatus VARIANT_ENTRY(const char *tile, int head_dim, int bf16, FlashAttnFwdParams *params,
+                                         cudaStream_t stream) {
+    const flashattn::probe::ProbeTile *t = flashattn::probe::find_probe_tile(tile, head_dim);
+    if (t == nullptr) return FLASHATTN_STATUS_UNKNOWN_CONFIG;
+    return (bf16 ? t->bf16 : t->f16)(params, stream);
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The variant A/B probe (cuda-src/probes/variant_ab.cu): source variants of the warp-specialized
+# kernel timed against each other in one process, their O compared bit for bit.
+#
+# Here (no GPU): build one executable from variants, each NAME=SOURCE, where SOURCE is a git
+# revision or a directory holding a cuda-src tree (an edited copy; "." is this checkout's working
+# tree); the first variant is the one the others are compared with. NAME must be a C identifier.
+#   scripts/variant-ab.sh build main=origin/main work=.
+# writes dist/variant-ab/variant-ab (about a minute a variant, nvcc in parallel). The kernel
+# sources come from each variant; the probe's own files (cuda-src/probes) from this checkout.
+# On the GPU host (no Rust, no nvcc), from the checkout root: ROUNDS rounds per shape, each shape
+# "TILE DTYPE BATCH HEADS SEQLEN HEAD_DIM" with TILE one of cuda-src/probes/probe_tiles.cuh:
+#   scripts/variant-ab.sh run 15 "m128n176w12s2ws bf16 8 16 2048 128" "m192n128w16s4ws f16 8 16 512 64"
+# exits 1 if some variant's O differs from the first's.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=dist/variant-ab
+case "${1:-}" in
+build)
+  shift
+  [ $# -ge 2 ] || { echo "build needs two variants or more: NAME=SOURCE ..." >&2; exit 2; }
+  source scripts/setup.sh
+  set +u
+  start=$(date +%s)
+  rm -rf "$dir" && mkdir -p "$dir/gen/probes"
+  names=()
+  for spec in "$@"; do
+    name=${spec%%=*} source=${spec#*=}
+    [[ $name =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || { echo "variant name '$name' is not a C identifier" >&2; exit 2; }
+    tree="$dir/src/$name"
+    mkdir -p "$tree"
+    if [ -d "$source/cuda-src" ]; then
+      cp -r "$source/cuda-src" "$tree/"
+    else
+      git archive "$source" cuda-src | tar -x -C "$tree"
+    fi
+    cp cuda-src/probes/*.cuh cuda-src/probes/variant_entry.cu "$tree/cuda-src/probes/"
+    names+=("$name")
+  done
+  { printf '#define PROBE_VARIANTS'; for n in "${names[@]}"; do printf ' X(%s)' "$n"; done; echo; } > "$dir/gen/probes/variants.h"
+  flags=(-std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a)
+  pids=()
+  for n in "${names[@]}"; do
+    tree="$dir/src/$n/cuda-src"
+    nvcc "${flags[@]}" -DVARIANT_NAMESPACE="flashattn_variant_$n" -DVARIANT_ENTRY="variant_$n" -I"$tree" \
+      -I"$tree/include" -c "$tree/probes/variant_entry.cu" -o "$dir/$n.o" &
+    pids+=($!)
+    # As many nvcc at a time as cores.
+    while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do sleep 1; done
+  done
+  for p in "${pids[@]}"; do wait "$p"; done
+  nvcc "${flags[@]}" -Icuda-src -Icuda-src/include -I"$dir/gen" -c cuda-src/probes/variant_ab.cu -o "$dir/driver.o"
+  nvcc "${flags[@]}" -L"$CUDA_HOME/lib" -o "$dir/variant-ab" "$dir/driver.o" $(for n in "${names[@]}"; do echo "$dir/$n.o"; done)
+  echo "$dir/variant-ab built in $(( $(date +%s) - start )) s: ${names[*]}"
+  ;;
+run)
+  shift
+  "$dir/variant-ab" "$@"
+  ;;
+*)
+  sed -n '2,16p' "$0" >&2
+  exit 2
+  ;;
+esac
