@@ -127,8 +127,8 @@ struct WsTraits {
     // about 1.7 us shorter than a new CTA's, but its key tiles 5-9% slower, turn for turn (ptxas
     // orders the walking kernel's key loop differently): on the H100 512 and 1,024 keys ran 8-11%
     // and 4-6% faster, 8,192 3% slower. With Q released after the key loop (ws_kernel.cuh) the
-    // walk at 2,048 keys (the 176-key tile's 12) runs 3% faster on the H200, 8,192 and 16,384
-    // still 0.3-0.6% slower (docs/benchmarks/2026-11-28-h200-walk-loop.md).
+    // walk at 2,048 keys (the 176-key tile's 12) runs 3.4-4% faster on the H200, 8,192 and
+    // 16,384 still 0.5-1.4% slower (docs/benchmarks/2026-11-28-h200-walk-loop.md).
     static constexpr int kWalkMaxKeyTiles = 12;
     static_assert(kSmemLaunchBytes <= 227 * 1024, "tile does not fit in shared memory");
 };

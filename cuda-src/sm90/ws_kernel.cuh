@@ -294,7 +294,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // consumers release it right after that Q.K^T, inside the key loop, or after the loop, a
     // softmax later, which is where the walks with O from registers (head dim 128) run faster:
     // the arrival inside, a branch on the last key tile, made ptxas order their key loop worse
-    // (2,048 keys 3.5% slower, 8,192-16,384 0.3-1.2%), while the head-dim-64 walks run 0.7-2.5%
+    // (walks of 2,048-16,384 keys 0.3-1.1% slower), while the head-dim-64 walks run 0.7-2.5%
     // slower with it after the loop (docs/benchmarks/2026-11-28-h200-walk-loop.md).
     constexpr bool kReleaseQAfterLoop = kOFromRegisters;
     bool took_turn = false;  // consumer 0: whether any turn came before this one
