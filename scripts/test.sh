@@ -13,6 +13,8 @@ cargo test --workspace --locked --no-fail-fast "$@"
 # The SDPA baseline script's torch-free helpers (shape keys, suite file, cold sets, --warm-ms).
 python3 crates/flashattn-bench/python/sdpa_baseline.py --self-test
 scripts/docs-check.sh
+# The timeline and variant A/B probes still build against the kernels (sm_90a, about 2 min).
+scripts/probes-check.sh
 # crates/flashattn-candle is a workspace of its own (candle's `cuda` feature must not reach the
 # crates above): its build, CPU tests and the candle + flashattn co-build check.
 # FLASHATTN_SKIP_CANDLE=1 leaves it out.
