@@ -11,10 +11,11 @@
 // compute different things). Then each variant's 20 back-to-back launches are captured in a CUDA
 // graph, and ROUNDS rounds time every variant's graph, replayed 5 times, between two events, in an
 // order rotated each round so that no variant always follows the same one. One process, one
-// context, one clock history: differences of half a percent that separate runs of
-// flashattn-bench cannot show (a build against itself moves 1-3% between runs) are resolved here.
-// Printed per variant: median time per call, TFLOP/s, the ratio of its median to the first
-// variant's, the median of the per-round ratios, and the bits that differ from the first's O.
+// context, one clock history: differences of about a percent, which separate runs of
+// flashattn-bench cannot show (a build against itself moves 1-3% between runs), are resolved here
+// (its own noise: docs/benchmarks/2026-11-28-h200-walk-loop.md). Printed per variant: median time
+// per call, TFLOP/s, the ratio of its median to the first variant's, the median of the per-round
+// ratios, and the elements of O that differ from the first variant's (for the first: its NaNs).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -61,6 +62,10 @@ int main(int argc, char **argv) {
         return 2;
     }
     const int rounds = std::atoi(argv[1]);
+    if (rounds < 1) {
+        std::fprintf(stderr, "ROUNDS must be at least 1, not \"%s\"\n", argv[1]);
+        return 2;
+    }
     int status = 0;
     for (int a = 2; a < argc; ++a) {
         char tile[32], dtype[8];
