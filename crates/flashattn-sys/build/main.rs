@@ -57,7 +57,9 @@ fn main() {
     ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
-    rerun_if_dir_changed(&cuda_src);
+    // cuda-src/probes holds standalone nvcc programs outside the library (scripts/timeline.sh,
+    // scripts/variant-ab.sh): editing them must not rebuild every kernel.
+    rerun_if_dir_changed(&cuda_src, &cuda_src.join("probes"));
 
     let archs = targets::target_archs();
     let head_dims = targets::head_dims();
@@ -100,13 +102,12 @@ fn fail(msg: &str) -> ! {
     std::process::exit(1);
 }
 
-fn rerun_if_dir_changed(dir: &Path) {
-    println!("cargo:rerun-if-changed={}", dir.display());
+/// Every entry of `dir` but `skip` (cargo scans a directory named this way whole, so `dir` itself
+/// is not named: it would bring `skip` back).
+fn rerun_if_dir_changed(dir: &Path, skip: &Path) {
     for entry in fs::read_dir(dir).unwrap().flatten() {
         let path = entry.path();
-        if path.is_dir() {
-            rerun_if_dir_changed(&path);
-        } else {
+        if path != skip {
             println!("cargo:rerun-if-changed={}", path.display());
         }
     }
