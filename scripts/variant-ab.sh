@@ -5,12 +5,15 @@
 # Here (no GPU): build one executable from variants, each NAME=SOURCE, where SOURCE is a git
 # revision or a directory holding a cuda-src tree (an edited copy; "." is this checkout's working
 # tree); the first variant is the one the others are compared with. NAME must be a C identifier.
-#   scripts/variant-ab.sh build main=origin/main work=.
-# writes dist/variant-ab/variant-ab (about a minute a variant, nvcc in parallel). The kernel
-# sources come from each variant; the probe's own files (cuda-src/probes) from this checkout.
+#   scripts/variant-ab.sh build main=HEAD work=.
+# writes dist/variant-ab/variant-ab (about a minute a variant, nvcc in parallel; PROBE_EVERY_VARIANT=1
+# also compiles the general and score-modifier kernels, for windows, sinks, softcap and ALiBi: three
+# times as long). The kernel sources come from each variant; the probe's own files (cuda-src/probes)
+# from this checkout.
 # On the GPU host (no Rust, no nvcc), from the checkout root: ROUNDS rounds per shape, each shape
-# "TILE DTYPE BATCH HEADS SEQLEN HEAD_DIM" with TILE one of cuda-src/probes/probe_tiles.cuh:
-#   scripts/variant-ab.sh run 15 "m128n176w12s2ws bf16 8 16 2048 128" "m192n128w16s4ws f16 8 16 512 64"
+# "TILE DTYPE BATCH HEADS SEQLEN HEAD_DIM [MODS]" with TILE one of cuda-src/probes/probe_tiles.cuh
+# and MODS words of causal, window=LEFT,RIGHT, softcap=CAP, alibi, sinks, lse:
+#   scripts/variant-ab.sh run 15 "m128n176w12s2ws bf16 8 16 2048 128" "m192n128w16s4ws f16 8 16 512 64 causal"
 # exits 1 if some variant's O differs from the first's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,10 +42,11 @@ build)
   done
   { printf '#define PROBE_VARIANTS'; for n in "${names[@]}"; do printf ' X(%s)' "$n"; done; echo; } > "$dir/gen/probes/variants.h"
   flags=(-std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a)
+  every=(); [ "${PROBE_EVERY_VARIANT:-0}" = 1 ] && every=(-DPROBE_EVERY_VARIANT)
   pids=()
   for n in "${names[@]}"; do
     tree="$dir/src/$n/cuda-src"
-    nvcc "${flags[@]}" -DVARIANT_NAMESPACE="flashattn_variant_$n" -DVARIANT_ENTRY="variant_$n" -I"$tree" \
+    nvcc "${flags[@]}" "${every[@]}" -DVARIANT_NAMESPACE="flashattn_variant_$n" -DVARIANT_ENTRY="variant_$n" -I"$tree" \
       -I"$tree/include" -c "$tree/probes/variant_entry.cu" -o "$dir/$n.o" &
     pids+=($!)
     # As many nvcc at a time as cores.
@@ -58,7 +62,7 @@ run)
   "$dir/variant-ab" "$@"
   ;;
 *)
-  sed -n '2,16p' "$0" >&2
+  sed -n '2,19p' "$0" >&2
   exit 2
   ;;
 esac

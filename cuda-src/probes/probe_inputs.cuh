@@ -1,6 +1,7 @@
 // The dense self-attention call the standalone probes time: [batch, seqlen, heads, head_dim]
 // tensors filled from a hash of the index (the values do not matter to the timing, only that they
-// are finite and not all equal), and the params flashattn_fwd would pass the tile's launcher.
+// are finite and not all equal), and the params flashattn_fwd would pass the tile's launcher;
+// optionally with the masks and score modifiers of the benchmark's suites (Mods).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -11,6 +12,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <vector>
 
 #include "flashattn.h"
 
@@ -37,9 +40,28 @@ __global__ void fill(uint16_t *x, size_t n, uint32_t seed, bool bf16) {
     }
 }
 
+// Masks and score modifiers, from a shape's trailing words: causal, window=LEFT,RIGHT,
+// softcap=CAP, alibi, sinks, lse.
+struct Mods {
+    bool causal = false, alibi = false, sinks = false, lse = false;
+    int window_left = -1, window_right = -1;
+    float softcap = 0.f;
+
+    // False on a word it does not know.
+    bool parse(const char *word) {
+        if (std::strcmp(word, "causal") == 0) return causal = true;
+        if (std::strcmp(word, "alibi") == 0) return alibi = true;
+        if (std::strcmp(word, "sinks") == 0) return sinks = true;
+        if (std::strcmp(word, "lse") == 0) return lse = true;
+        if (std::sscanf(word, "softcap=%f", &softcap) == 1) return softcap > 0.f;
+        return std::sscanf(word, "window=%d,%d", &window_left, &window_right) == 2;
+    }
+};
+
 struct DenseCall {
     FlashAttnFwdParams params;
     uint16_t *q, *k, *v, *o;
+    float *alibi_slopes = nullptr, *sinks = nullptr, *lse = nullptr;
     size_t elems;  // of each tensor
 
     DenseCall(bool bf16, int batch, int heads, int seqlen, int head_dim) : params{} {
@@ -73,11 +95,35 @@ struct DenseCall {
         p.total_q = p.total_k = 1;
         p.causal_section = batch * heads;
     }
+    // ALiBi slopes 2^(-8 (h + 1) / heads), as in the ALiBi paper; sink logits of 1.0.
+    void apply(const Mods &m) {
+        FlashAttnFwdParams &p = params;
+        const int heads = p.heads_q;
+        auto upload = [heads](auto value_of) {
+            std::vector<float> host(heads);
+            for (int h = 0; h < heads; ++h) host[h] = value_of(h);
+            float *device = nullptr;
+            PROBE_CHECK(cudaMalloc(&device, heads * sizeof(float)));
+            PROBE_CHECK(cudaMemcpy(device, host.data(), heads * sizeof(float), cudaMemcpyHostToDevice));
+            return device;
+        };
+        p.causal = m.causal;
+        p.window_left = m.window_left;
+        p.window_right = m.window_right;
+        p.softcap = m.softcap;
+        if (m.alibi) p.alibi_slopes = alibi_slopes = upload([heads](int h) { return std::exp2(-8.0f * (h + 1) / heads); });
+        if (m.sinks) p.sinks = sinks = upload([](int) { return 1.0f; });
+        if (m.lse) PROBE_CHECK(cudaMalloc(&lse, static_cast<size_t>(p.batch) * heads * p.seqlen_q * sizeof(float)));
+        p.lse = lse;
+    }
     ~DenseCall() {
         cudaFree(q);
         cudaFree(k);
         cudaFree(v);
         cudaFree(o);
+        cudaFree(alibi_slopes);
+        cudaFree(sinks);
+        cudaFree(lse);
     }
     DenseCall(const DenseCall &) = delete;
     DenseCall &operator=(const DenseCall &) = delete;

@@ -23,20 +23,44 @@ namespace flashattn::probe {
 
 using Launcher = FlashAttnStatus (*)(FlashAttnFwdParams *, cudaStream_t);
 
-template <typename T, int D, int N, int C, int S>
-constexpr Launcher ws = sm90::launch_ws<sm90::WsTraits<T, D, N, C, S>, Variant::kDense, 0>;
+// A tile's kernel variant (common/features.cuh). The general and score-modifier variants are
+// compiled only with PROBE_EVERY_VARIANT (three times the kernels and the build time): the
+// timeline probe and a variant A/B of plain or causal calls need the dense one alone.
+#ifdef PROBE_EVERY_VARIANT
+constexpr bool kEveryVariant = true;
+#else
+constexpr bool kEveryVariant = false;
+#endif
+template <typename T, int D, int N, int C, int S, Variant V>
+constexpr Launcher ws_launcher() {
+    if constexpr (V == Variant::kDense || kEveryVariant)
+        return sm90::launch_ws<sm90::WsTraits<T, D, N, C, S>, V, 0>;
+    else
+        return nullptr;  // not instantiated: its kernel is not compiled
+}
+template <typename T, int D, int N, int C, int S, Variant V>
+constexpr Launcher ws = ws_launcher<T, D, N, C, S, V>();
 
 struct ProbeTile {
     const char *name;  // the tile's configuration name without dtype and head dim
     int head_dim;
-    Launcher f16, bf16;
+    // Indexed [bf16]: f16 first.
+    Launcher dense[2], general[2], score_mod[2];
 };
+
+template <int D, int N, int C, int S>
+constexpr ProbeTile tile(const char *name) {
+    return {name,
+            D,
+            {ws<__half, D, N, C, S, Variant::kDense>, ws<__nv_bfloat16, D, N, C, S, Variant::kDense>},
+            {ws<__half, D, N, C, S, Variant::kGeneral>, ws<__nv_bfloat16, D, N, C, S, Variant::kGeneral>},
+            {ws<__half, D, N, C, S, Variant::kScoreMod>, ws<__nv_bfloat16, D, N, C, S, Variant::kScoreMod>}};
+}
+
 inline constexpr ProbeTile kProbeTiles[] = {
-    {"m128n176w12s2ws", 128, ws<__half, 128, 176, 2, 2>, ws<__nv_bfloat16, 128, 176, 2, 2>},
-    {"m128n128w12s3ws", 128, ws<__half, 128, 128, 2, 3>, ws<__nv_bfloat16, 128, 128, 2, 3>},
-    {"m192n80w16s4ws", 128, ws<__half, 128, 80, 3, 4>, ws<__nv_bfloat16, 128, 80, 3, 4>},
-    {"m192n128w16s4ws", 64, ws<__half, 64, 128, 3, 4>, ws<__nv_bfloat16, 64, 128, 3, 4>},
-    {"m128n128w12s4ws", 64, ws<__half, 64, 128, 2, 4>, ws<__nv_bfloat16, 64, 128, 2, 4>},
+    tile<128, 176, 2, 2>("m128n176w12s2ws"), tile<128, 128, 2, 3>("m128n128w12s3ws"),
+    tile<128, 80, 3, 4>("m192n80w16s4ws"),   tile<64, 128, 3, 4>("m192n128w16s4ws"),
+    tile<64, 128, 2, 4>("m128n128w12s4ws"),
 };
 
 // The tile of that name and head dim, or null.
@@ -44,6 +68,16 @@ inline const ProbeTile *find_probe_tile(const char *name, int head_dim) {
     for (const ProbeTile &t : kProbeTiles)
         if (std::strcmp(t.name, name) == 0 && t.head_dim == head_dim) return &t;
     return nullptr;
+}
+
+// The variant flashattn_fwd would launch for these params (api/flashattn_api.cu, select_variant),
+// or null where this build of the probe has not compiled it.
+inline Launcher launcher_for(const ProbeTile &t, const FlashAttnFwdParams &p) {
+    const int bf16 = p.dtype == FLASHATTN_DTYPE_BF16;
+    if (p.softcap > 0.f || p.alibi_slopes != nullptr) return t.score_mod[bf16];
+    if (p.cu_seqlens_q != nullptr || p.window_left >= 0 || p.window_right >= 0 || p.sinks != nullptr)
+        return t.general[bf16];
+    return t.dense[bf16];
 }
 
 }  // namespace flashattn::probe

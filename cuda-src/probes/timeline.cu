@@ -42,7 +42,7 @@ int main(int argc, char **argv) {
     }
     probe_inputs::DenseCall call(bf16, batch, heads, seqlen, head_dim);
     FlashAttnFwdParams &p = call.params;
-    const Launcher launch = bf16 ? entry->bf16 : entry->f16;
+    const Launcher launch = entry->dense[bf16];
 
     // Records for as many CTAs as tiles (a persistent launch uses fewer), and as many tiles per
     // CTA as a persistent CTA can walk.

@@ -3,7 +3,11 @@
 // cuda-src (a commit, or a tree with an edit) compiled into its own entry (variant_entry.cu);
 // scripts/variant-ab.sh builds them all into one executable, sm_90a only, without Rust.
 //
-//   variant-ab ROUNDS "TILE DTYPE BATCH HEADS SEQLEN HEAD_DIM" ...
+//   variant-ab ROUNDS "TILE DTYPE BATCH HEADS SEQLEN HEAD_DIM [MODS...]" ...
+//
+// MODS (probe_inputs.cuh, Mods): causal, window=LEFT,RIGHT, softcap=CAP, alibi, sinks, lse; each
+// variant runs the kernel variant flashattn_fwd would pick for them (windows and sinks the general
+// one, softcap and ALiBi the score-modifier one: built only with PROBE_EVERY_VARIANT=1).
 //
 // Per shape, every variant launches once into a poisoned O (0xff bytes, NaN in either dtype);
 // the first variant's O must hold no NaN and every other variant's must equal it bitwise (the
@@ -27,8 +31,8 @@
 #include "probes/probe_inputs.cuh"
 #include "probes/variants.h"  // generated: #define PROBE_VARIANTS X(name) X(name) ...
 
-using Entry = FlashAttnStatus (*)(const char *, int, int, FlashAttnFwdParams *, cudaStream_t);
-#define X(name) extern "C" FlashAttnStatus variant_##name(const char *, int, int, FlashAttnFwdParams *, cudaStream_t);
+using Entry = FlashAttnStatus (*)(const char *, int, FlashAttnFwdParams *, cudaStream_t);
+#define X(name) extern "C" FlashAttnStatus variant_##name(const char *, int, FlashAttnFwdParams *, cudaStream_t);
 PROBE_VARIANTS
 #undef X
 
@@ -69,18 +73,26 @@ int main(int argc, char **argv) {
     int status = 0;
     for (int a = 2; a < argc; ++a) {
         char tile[32], dtype[8];
-        int batch, heads, seqlen, head_dim;
-        if (std::sscanf(argv[a], "%31s %7s %d %d %d %d", tile, dtype, &batch, &heads, &seqlen, &head_dim) != 6) {
+        int batch, heads, seqlen, head_dim, used = 0;
+        if (std::sscanf(argv[a], "%31s %7s %d %d %d %d%n", tile, dtype, &batch, &heads, &seqlen, &head_dim, &used) != 6) {
             std::fprintf(stderr, "bad shape \"%s\"\n", argv[a]);
             return 2;
         }
+        probe_inputs::Mods mods;
+        char word[64];
+        for (int n = 0; std::sscanf(argv[a] + used, " %63s%n", word, &n) == 1; used += n)
+            if (!mods.parse(word)) {
+                std::fprintf(stderr, "unknown word \"%s\" in shape \"%s\"\n", word, argv[a]);
+                return 2;
+            }
         const bool bf16 = std::strcmp(dtype, "bf16") == 0;
         probe_inputs::DenseCall call(bf16, batch, heads, seqlen, head_dim);
+        call.apply(mods);
         cudaStream_t stream;
         PROBE_CHECK(cudaStreamCreate(&stream));
         auto launch = [&](int v) {
             FlashAttnFwdParams p = call.params;
-            const FlashAttnStatus s = kVariants[v].launch(tile, head_dim, bf16, &p, stream);
+            const FlashAttnStatus s = kVariants[v].launch(tile, head_dim, &p, stream);
             if (s != FLASHATTN_STATUS_SUCCESS) {
                 std::fprintf(stderr, "%s: %s at head dim %d: status %d, cuda error %d\n", kVariants[v].name, tile,
                              head_dim, s, p.cuda_error);
@@ -125,15 +137,16 @@ int main(int argc, char **argv) {
                 us[v].push_back(ms * 1000.0 / (kReplaysPerSample * kCallsPerGraph));
             }
 
-        const double flops = 4.0 * batch * heads * static_cast<double>(seqlen) * seqlen * head_dim;
+        // A causal call's work counted as half the square's; windows as the whole square.
+        const double flops = (mods.causal ? 2.0 : 4.0) * batch * heads * static_cast<double>(seqlen) * seqlen * head_dim;
         const double first_p50 = median(us[0]);
         for (int v = 0; v < kCount; ++v) {
             std::vector<double> ratios;
             for (int r = 0; r < rounds; ++r) ratios.push_back(us[v][r] / us[0][r]);
             const double p50 = median(us[v]);
-            std::printf("%-16s %s %s B%d H%d S%d D%d  p50 %9.2f us  %6.1f TFLOP/s  ratio %.4f  median ratio %.4f  %s %lld\n",
-                        kVariants[v].name, tile, dtype, batch, heads, seqlen, head_dim, p50, flops / p50 * 1e-6,
-                        p50 / first_p50, median(ratios), v == 0 ? "NaN" : "differ", differ[v]);
+            std::printf("%-16s %-44s p50 %9.2f us  %6.1f TFLOP/s  ratio %.4f  median ratio %.4f  %s %lld\n",
+                        kVariants[v].name, argv[a], p50, flops / p50 * 1e-6, p50 / first_p50, median(ratios),
+                        v == 0 ? "NaN" : "differ", differ[v]);
             if (differ[v] != 0) status = 1;
         }
         std::fflush(stdout);
