@@ -756,10 +756,7 @@ fn edges(case: &Case) -> Vec<(&'static str, bool)> {
         // from registers (at most 12 key tiles of 128; WsTraits::kWalkMaxKeyTiles).
         (
             "non-causal d128, > 132 tiles, <= 1536 keys (persistent ws walk)",
-            !p.causal
-                && p.head_dim == 128
-                && p.seqlen_k <= 1536
-                && tiles_128 > 132,
+            !p.causal && p.head_dim == 128 && p.seqlen_k <= 1536 && tiles_128 > 132,
         ),
         ("mha", group == 1 && p.heads_q > 1),
         ("gqa", group > 1 && p.heads_kv > 1),
