@@ -130,15 +130,17 @@ bool params_are_launchable(const FlashAttnFwdParams &p) {
 }
 
 // Whether the call needs the score-modifier kernel: softcap or ALiBi.
-bool needs_score_mods(const FlashAttnFwdParams &p) { return p.softcap > 0.f || p.alibi_slopes != nullptr; }
+bool needs_score_mods(const FlashAttnFwdParams &p) { return flashattn::variant_for(p) == flashattn::Variant::kScoreMod; }
 
-// The smallest variant of `entry` that honours every input of the call (find_config has checked
-// that the score-modifier one exists when it is needed). The causal alignment is a runtime value
-// of every variant.
+// The launcher of `entry` for the call's variant (find_config has checked that the
+// score-modifier one exists when it is needed).
 Launcher select_variant(const ConfigEntry &entry, const FlashAttnFwdParams &p) {
-    if (needs_score_mods(p)) return entry.launch_mod;
-    const bool general = p.cu_seqlens_q != nullptr || p.window_left >= 0 || p.window_right >= 0 || p.sinks != nullptr;
-    return general ? entry.launch_general : entry.launch_dense;
+    switch (flashattn::variant_for(p)) {
+        case flashattn::Variant::kScoreMod: return entry.launch_mod;
+        case flashattn::Variant::kGeneral: return entry.launch_general;
+        case flashattn::Variant::kDense: break;
+    }
+    return entry.launch_dense;
 }
 
 const ConfigEntry *find_config(const FlashAttnFwdParams &p, FlashAttnStatus *status) {

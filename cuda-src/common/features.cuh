@@ -8,6 +8,8 @@
 // where ptxas schedules that faster (tiles.rs, hopper_dense_on_general).
 #pragma once
 
+#include "flashattn.h"
+
 namespace flashattn {
 
 enum class Variant {
@@ -15,6 +17,14 @@ enum class Variant {
     kGeneral,   // plus variable length (cu_seqlens, seqused_k), sliding windows and sinks
     kScoreMod,  // plus softcap and ALiBi (common/mask.cuh), for the tiles marked in tiles.rs
 };
+
+// The smallest variant that honours every input of the call: what flashattn_fwd launches (and
+// the probes, cuda-src/probes). The causal alignment is a runtime value of every variant.
+inline Variant variant_for(const FlashAttnFwdParams &p) {
+    if (p.softcap > 0.f || p.alibi_slopes != nullptr) return Variant::kScoreMod;
+    const bool general = p.cu_seqlens_q != nullptr || p.window_left >= 0 || p.window_right >= 0 || p.sinks != nullptr;
+    return general ? Variant::kGeneral : Variant::kDense;
+}
 
 template <Variant V>
 struct Features {

@@ -93,7 +93,6 @@ struct DenseCall {
         p.config_id = -1;
         p.window_left = p.window_right = -1;
         p.total_q = p.total_k = 1;
-        p.causal_section = batch * heads;
     }
     // ALiBi slopes 2^(-8 (h + 1) / heads), as in the ALiBi paper; sink logits of 1.0.
     void apply(const Mods &m) {

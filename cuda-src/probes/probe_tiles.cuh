@@ -70,14 +70,19 @@ inline const ProbeTile *find_probe_tile(const char *name, int head_dim) {
     return nullptr;
 }
 
-// The variant flashattn_fwd would launch for these params (api/flashattn_api.cu, select_variant),
-// or null where this build of the probe has not compiled it.
-inline Launcher launcher_for(const ProbeTile &t, const FlashAttnFwdParams &p) {
-    const int bf16 = p.dtype == FLASHATTN_DTYPE_BF16;
-    if (p.softcap > 0.f || p.alibi_slopes != nullptr) return t.score_mod[bf16];
-    if (p.cu_seqlens_q != nullptr || p.window_left >= 0 || p.window_right >= 0 || p.sinks != nullptr)
-        return t.general[bf16];
-    return t.dense[bf16];
+// What flashattn_fwd does once it has the tile: the causal section, then the variant the call
+// needs (variant_for); UNSUPPORTED_FEATURE where this build of the probe has not compiled it.
+inline FlashAttnStatus launch_like_fwd(const ProbeTile &t, FlashAttnFwdParams *p, cudaStream_t stream) {
+    const int bf16 = p->dtype == FLASHATTN_DTYPE_BF16;
+    Launcher launch = nullptr;
+    switch (variant_for(*p)) {
+        case Variant::kDense: launch = t.dense[bf16]; break;
+        case Variant::kGeneral: launch = t.general[bf16]; break;
+        case Variant::kScoreMod: launch = t.score_mod[bf16]; break;
+    }
+    if (launch == nullptr) return FLASHATTN_STATUS_UNSUPPORTED_FEATURE;
+    p->causal_section = causal_section(*p);
+    return launch(p, stream);
 }
 
 }  // namespace flashattn::probe

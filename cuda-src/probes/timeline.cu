@@ -42,7 +42,6 @@ int main(int argc, char **argv) {
     }
     probe_inputs::DenseCall call(bf16, batch, heads, seqlen, head_dim);
     FlashAttnFwdParams &p = call.params;
-    const Launcher launch = entry->dense[bf16];
 
     // Records for as many CTAs as tiles (a persistent launch uses fewer), and as many tiles per
     // CTA as a persistent CTA can walk.
@@ -58,7 +57,7 @@ int main(int argc, char **argv) {
     cudaStream_t stream;
     PROBE_CHECK(cudaStreamCreate(&stream));
     auto run = [&] {
-        const FlashAttnStatus s = launch(&p, stream);
+        const FlashAttnStatus s = launch_like_fwd(*entry, &p, stream);
         if (s != FLASHATTN_STATUS_SUCCESS) {
             std::fprintf(stderr, "launch failed: status %d, cuda error %d\n", s, p.cuda_error);
             std::exit(1);

@@ -11,16 +11,12 @@
 #define flashattn VARIANT_NAMESPACE
 #include "probes/probe_tiles.cuh"
 
-// Launches the tile of that name and head dim in the kernel variant flashattn_fwd would pick for
-// the params, after what flashattn_fwd sets (the causal section), with this variant's code:
+// Launches the tile of that name and head dim as flashattn_fwd would, with this variant's code:
 // UNKNOWN_CONFIG where this variant has no such tile, UNSUPPORTED_FEATURE where the kernel variant
-// was not compiled (scripts/variant-ab.sh: PROBE_EVERY_VARIANT=1).
+// the call needs was not compiled (scripts/variant-ab.sh: PROBE_EVERY_VARIANT=1).
 extern "C" FlashAttnStatus VARIANT_ENTRY(const char *tile, int head_dim, FlashAttnFwdParams *params,
                                          cudaStream_t stream) {
     const flashattn::probe::ProbeTile *t = flashattn::probe::find_probe_tile(tile, head_dim);
     if (t == nullptr) return FLASHATTN_STATUS_UNKNOWN_CONFIG;
-    const flashattn::probe::Launcher launch = flashattn::probe::launcher_for(*t, *params);
-    if (launch == nullptr) return FLASHATTN_STATUS_UNSUPPORTED_FEATURE;
-    params->causal_section = flashattn::causal_section(*params);
-    return launch(params, stream);
+    return flashattn::probe::launch_like_fwd(*t, params, stream);
 }
