@@ -38,6 +38,18 @@ build)
       git archive "$source" cuda-src | tar -x -C "$tree"
     fi
     cp cuda-src/probes/*.cuh cuda-src/probes/variant_entry.cu "$tree/cuda-src/probes/"
+    # The probe launches through common/features.cuh's variant_for (flashattn_fwd's rule), which
+    # trees from before 2189fdc lack: this checkout's definition is added to theirs (host code
+    # only; their kernels are untouched).
+    if ! grep -q 'variant_for' "$tree/cuda-src/common/features.cuh"; then
+      python3 - "$tree/cuda-src/common/features.cuh" cuda-src/common/features.cuh <<'PY'
+import re, sys
+old_path, new_path = sys.argv[1], sys.argv[2]
+rule = re.search(r"\n(// The smallest variant.*?\n}\n)", open(new_path).read(), re.S).group(1)
+old = open(old_path).read().replace("#pragma once\n", '#pragma once\n\n#include "flashattn.h"\n', 1)
+open(old_path, "w").write(old.replace("template <Variant V>\nstruct Features", rule + "\ntemplate <Variant V>\nstruct Features", 1))
+PY
+    fi
     names+=("$name")
   done
   { printf '#define PROBE_VARIANTS'; for n in "${names[@]}"; do printf ' X(%s)' "$n"; done; echo; } > "$dir/gen/probes/variants.h"

@@ -4,7 +4,7 @@
 # sample, 15 rounds in rotating order; "cfg0..3" there are m128n176w12s2ws, m192n80w16s4ws,
 # m192n128w16s4ws, m128n128w12s4ws). This rebuilds their variants with the landed probe, from main
 # before the change (d30b9b4) and the edits in edits/ (each a Python script run in a cuda-src tree's
-# parent), then runs them as those calls did. Here: VARIANTS="base walk walkq" ... build; on the
+# parent, walk.py with the key-tile limit as its argument), then runs them as those calls did. Here: VARIANTS="base walk walkq" ... build; on the
 # GPU host: run.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -13,7 +13,7 @@ edits_of() {
   case $1 in
   base) ;; walk) echo walk.py ;; walkq) echo walk.py qafter.py ;; walkre) echo walk.py recompute.py ;;
   walkqre) echo walk.py qafter.py recompute.py ;;
-  cand) echo qafter.py limit12.py ;;  # call EB's cand (commit 988ef95, amended away; it also moved the idle consumer's release)
+  cand) echo qafter.py walk.py:12 ;;  # call EB's cand (commit 988ef95, amended away; it also moved the idle consumer's release)
   candall) echo walk.py qafter.py ;;
   c2) ;;                             # 77c7394 itself (build it from that revision: c2=77c7394)
   c2r) echo reorder.py ;; c2pf) echo qpf.py ;; c2pf128) echo qpf128.py ;;
@@ -25,7 +25,11 @@ build)
   for v in ${VARIANTS:-base walk walkq walkre walkqre}; do
     rev=d30b9b4; case $v in c2*) rev=77c7394 ;; esac
     d=dist/variants/$v; rm -rf "$d"; mkdir -p "$d"; git archive $rev cuda-src | tar -x -C "$d"
-    for e in $(edits_of $v); do (cd "$d" && python3 "$OLDPWD/$here/edits/$e"); done
+    # An edit is FILE or FILE:ARGUMENT.
+    for e in $(edits_of $v); do
+      arg=(); [[ $e == *:* ]] && arg=("${e#*:}")
+      (cd "$d" && python3 "$OLDPWD/$here/edits/${e%%:*}" "${arg[@]}")
+    done
     specs+=("$v=$d")
   done
   scripts/variant-ab.sh build "${specs[@]}" ;;
