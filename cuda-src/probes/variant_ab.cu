@@ -62,7 +62,7 @@ bool is_nan(uint16_t x, bool bf16) {
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: %s ROUNDS \"TILE f16|bf16 BATCH HEADS SEQLEN HEAD_DIM\" ...\n", argv[0]);
+        std::fprintf(stderr, "usage: %s ROUNDS \"TILE f16|bf16 BATCH HEADS SEQLEN HEAD_DIM [MODS...]\" ...\n", argv[0]);
         return 2;
     }
     const int rounds = std::atoi(argv[1]);
@@ -151,6 +151,8 @@ int main(int argc, char **argv) {
         }
         std::fflush(stdout);
         for (cudaGraphExec_t g : graphs) PROBE_CHECK(cudaGraphExecDestroy(g));
+        PROBE_CHECK(cudaEventDestroy(start));
+        PROBE_CHECK(cudaEventDestroy(stop));
         PROBE_CHECK(cudaStreamDestroy(stream));
     }
     return status;
