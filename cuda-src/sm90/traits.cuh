@@ -122,14 +122,15 @@ struct WsTraits {
     static constexpr bool kOFromRegisters = !kSeparateO && kHeadDim == 128;
     static constexpr bool kWalks = kSeparateO || kOFromRegisters;
     static constexpr int kPersistentSmemLaunchBytes = kSmemLaunchBytes + (kSeparateO ? kOBytes : 0);
-    // With O from registers the walk runs where a tile has at most this many key tiles. The
-    // timeline probe (docs/benchmarks/2026-11-28-h100-timeline.md) has the walk's tile boundary
-    // about 1.7 us shorter than a new CTA's, but its key tiles 5-9% slower, turn for turn (ptxas
-    // orders the walking kernel's key loop differently): on the H100 512 and 1,024 keys ran 8-11%
-    // and 4-6% faster, 8,192 3% slower. With Q released after the key loop (ws_kernel.cuh) the
-    // walk at 2,048 keys (the 176-key tile's 12) runs 3.4-4% faster on the H200, 8,192 and
-    // 16,384 still 0.5-1.4% slower (docs/benchmarks/2026-11-28-h200-walk-loop.md).
-    static constexpr int kWalkMaxKeyTiles = 12;
+    // With O from registers the walk runs where a tile has at most this many keys, whatever the
+    // key tile. The timeline probe (docs/benchmarks/2026-11-28-h100-timeline.md) has the walk's
+    // tile boundary about 1.7 us shorter than a new CTA's, but its key tiles 5-9% slower, turn for
+    // turn (ptxas orders the walking kernel's key loop differently): on the H100 512 and 1,024
+    // keys ran 8-11% and 4-6% faster, 8,192 3% slower. With Q released after the key loop
+    // (ws_kernel.cuh), on the H200: 2,048 keys walk 2.3-4% faster on the 80-, 128- and 176-key
+    // tiles (6.5% with softcap), 4,096 keys 0.1-0.5% faster, 8,192 and 16,384 0.5-1.4% slower
+    // (docs/benchmarks/2026-11-28-h200-walk-loop.md, 2026-11-28-h200-walk-limit.md).
+    static constexpr int kWalkMaxKeys = 4096;
     static_assert(kSmemLaunchBytes <= 227 * 1024, "tile does not fit in shared memory");
 };
 

@@ -15,7 +15,7 @@
 // leaves from registers, WsTraits::kOFromRegisters). Compiled for every variant of the tiles
 // at head dims 64 and 128, launched where a call has more tiles than SMs and the tiles are
 // equally long (not causal, no window, one dense batch: score modifiers and sinks are fine),
-// and at head dim 128 only as long as WsTraits::kWalkMaxKeyTiles. Without it the kernel
+// and at head dim 128 only up to WsTraits::kWalkMaxKeys keys. Without it the kernel
 // computes one tile per CTA, the same code with the walk compiled away.
 //
 // Every variant (common/features.cuh): tensor maps describe dense [batch, seqlen, heads,
@@ -499,13 +499,13 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
     // Persistent (one CTA per SM walking the tiles) where the kernel has it and the launch has
     // more tiles than SMs, all equally long (not causal, no window, one dense batch); with O
     // from registers, only where O's tensor map vouches for its 16-byte alignment and the
-    // tiles are short enough for the walk to pay (WsTraits::kWalkMaxKeyTiles).
+    // tiles are short enough for the walk to pay (WsTraits::kWalkMaxKeys).
     const dim3 grid = tile_grid(p, Traits::kBlockM);
     if constexpr (Traits::kWalks) {
         static KernelFacts persistent_facts;
         const long long tiles = static_cast<long long>(grid.x) * grid.y * grid.z;
         const bool walk_pays = !Traits::kOFromRegisters ||
-                               (args.o_by_tma && p.seqlen_k <= Traits::kWalkMaxKeyTiles * Traits::kBlockN);
+                               (args.o_by_tma && p.seqlen_k <= Traits::kWalkMaxKeys);
         const bool walks = !p.causal && !packed && p.window_left < 0 && p.window_right < 0 && walk_pays;
         const int sms = walks ? current_device_sm_count() : 0;
         if (sms > 0 && tiles > sms) {

@@ -752,11 +752,11 @@ fn edges(case: &Case) -> Vec<(&'static str, bool)> {
             "non-causal, > 264 tiles of 128 rows (persistent ws)",
             !p.causal && tiles_128 > 264,
         ),
-        // The same at head dim 128 with at most 1536 keys: the persistent walk with O stored
-        // from registers (at most 12 key tiles of 128; WsTraits::kWalkMaxKeyTiles).
+        // The same at head dim 128 with at most 4096 keys: the persistent walk with O stored
+        // from registers (WsTraits::kWalkMaxKeys).
         (
-            "non-causal d128, > 132 tiles, <= 1536 keys (persistent ws walk)",
-            !p.causal && p.head_dim == 128 && p.seqlen_k <= 1536 && tiles_128 > 132,
+            "non-causal d128, > 132 tiles, <= 4096 keys (persistent ws walk)",
+            !p.causal && p.head_dim == 128 && p.seqlen_k <= 4096 && tiles_128 > 132,
         ),
         ("mha", group == 1 && p.heads_q > 1),
         ("gqa", group > 1 && p.heads_kv > 1),
