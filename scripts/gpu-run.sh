@@ -20,7 +20,9 @@
 # fuzz-sanitizer step's space (default --small), e.g. '--max-seqlen 300 --config A,B --features always',
 # and FUZZ_SANITIZER_CASES its case counts under memcheck, racecheck, synccheck (default "200 100 100").
 # SANITIZER_LIMIT (seconds) bounds each compute-sanitizer run of the sanitizer steps, so a call with
-# little device time ends with the runs that finished (a cut run is noted as "time limit").
+# little device time ends with the runs that finished (a cut run is noted as "time limit"). A run
+# that reports errors adds its reports, grouped by source line, to the summary
+# (scripts/sanitizer-findings.py).
 #
 #   scripts/gpu-run.sh tests sanitizer
 #   TEST_FILTER='gpu_grid|gpu_varlen|validation' scripts/gpu-run.sh ab tests
@@ -77,8 +79,12 @@ sanitize() {
     limited "$tool" --error-exitcode 9 "$exe" --include-ignored --test-threads=1 --nocapture "$@" > "$log" 2>&1
     local rc=$?
     note "$label sanitizer $tool: rc=$rc$(cut_note $rc) in $((SECONDS - start)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1); $(grep -E '[0-9]+ cases' "$log" | tail -1)"
+    findings "$rc" "$log"
   done
 }
+# A failed sanitizer run's reports, grouped by the source lines they name, into the summary (the
+# logs themselves often do not come back from a lent GPU).
+findings() { [ "$1" = 0 ] || python3 scripts/sanitizer-findings.py "$2" 6 2>&1 | tee -a "$summary"; }
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader > "$out/device.txt" 2>&1
 note "device: $(cat "$out/device.txt")  commit: $(cat dist/gpu/COMMIT)  archs: $(cat dist/gpu/ARCHS)"
@@ -122,6 +128,7 @@ for step in $steps; do
           > "$out/fuzz-sanitizer-$1.log" 2>&1
         rc=$?
         note "fuzz under $1 ($2 cases): rc=$rc$(cut_note $rc) in $((SECONDS - start)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/fuzz-sanitizer-$1.log" | tail -1); $(grep -E '^cases|passed|failed' "$out/fuzz-sanitizer-$1.log" | tail -2 | tr '\n' ' ')"
+        findings "$rc" "$out/fuzz-sanitizer-$1.log"
       done ;;
     profile)
       # Nsight Compute on one launch of each of PROFILE_SHAPES (shape keys, ';'-separated; default

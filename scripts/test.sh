@@ -12,6 +12,8 @@ cargo build --workspace --all-targets --locked
 cargo test --workspace --locked --no-fail-fast "$@"
 # The SDPA baseline script's torch-free helpers (shape keys, suite file, cold sets, --warm-ms).
 python3 crates/flashattn-bench/python/sdpa_baseline.py --self-test
+# gpu-run.sh's summary of a failed sanitizer run, on sample reports.
+python3 scripts/sanitizer-findings.py --self-test
 scripts/docs-check.sh
 # The timeline and variant A/B probes still build against the kernels (sm_90a, about 2 min).
 scripts/probes-check.sh
