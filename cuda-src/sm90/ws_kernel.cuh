@@ -133,6 +133,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // O is staged in its own tile after the ring (persistent, where it fits), else in the Q tile.
     constexpr bool kOTile = kPersistent && Traits::kSeparateO;
     const uint32_t o_smem = kOTile ? k_smem(kStages) : q_smem;
+    // Where a short tile is split by keys (split_tile; the merge's slot is the O tile).
+    constexpr bool kSplitShortTiles = kPersistent && kOTile && Traits::kStateFitsOTile;
     // Barriers: Q landed and Q read by every consumer warp; per stage, K landed, V landed, K
     // read and V read by every consumer warp; the first key tile's V with its tail zeroed
     // (varlen). K and V are released apart because Q.K^T of a key tile is done a whole turn
@@ -147,6 +149,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     auto k_empty = [&](int stage) { return barriers + 8 * (2 + 2 * kStages + stage); };
     auto v_empty = [&](int stage) { return barriers + 8 * (2 + 3 * kStages + stage); };
     const uint32_t v_tail_zeroed = barriers + 8 * (2 + 4 * kStages);
+    // A split tile's merge (split_tile): every consumer in; consumer c's state written; read.
+    const uint32_t merge_entry = barriers + 8 * (3 + 4 * kStages);
+    auto merge_full = [&](int c) { return merge_entry + 8 * c; };
+    auto merge_read = [&](int c) { return merge_entry + 8 * (Traits::kConsumers - 1 + c); };
     // The ring's key tiles are numbered across the CTA's tiles: key tile j sits in buffer
     // j % kStages, and its use of that buffer is the (j / kStages)-th, whose barrier phase has
     // this parity. Likewise the CTA's t-th tile is the t-th use of the Q buffer.
@@ -189,6 +195,13 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             barrier_init(v_empty(s), 4 * Traits::kConsumers);
         }
         barrier_init(v_tail_zeroed, 1);
+        if (kSplitShortTiles) {
+            barrier_init(merge_entry, 128 * Traits::kConsumers);
+            for (int c = 1; c < Traits::kConsumers; ++c) {
+                barrier_init(merge_full(c), 128);
+                barrier_init(merge_read(c), 128);
+            }
+        }
         fence_barrier_init();
     }
     __syncthreads();
@@ -342,6 +355,130 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         }
     };
 
+    // A tile whose rows all lie in its first 64 (a sequence's last query tile, where the length
+    // leaves 64 rows or fewer of it) would have one consumer computing, its softmax under nobody's
+    // GEMMs, and the others passing: at bf16 B16 H32 S1024 D64 on the 192-row tile such tiles cost
+    // 54% of a full one for a third of its rows (docs/benchmarks/2026-11-28-h200-walk-limit.md).
+    // Instead every consumer computes those 64 rows against every kConsumers-th key tile (all
+    // consumers' key tiles of a round are then in flight at once) and consumer 0 merges the
+    // partial softmax states, handed over through shared memory one at a time, as the online
+    // softmax merges a key tile. The merge slot is the O tile, free once every consumer's
+    // previous TMA store has read it, and must hold one consumer's state (acc_o, row max and sum
+    // per thread). A loop of its own (see pass_tile); each consumer takes one turn, so the ring
+    // goes round as over any tile, and its GEMMs are not ordered by turns. Compiled where it was
+    // measured faster: the persistent walk of the 192-row head-dim-64 tile (S1024 2.5%, S4096
+    // 1.5% on the H200; the 128-row tile's O tile is too small for a state). In the
+    // one-tile-per-CTA kernels of the 192-row head-dim-128 tile (the Q tile as the slot, free once
+    // every consumer's Q.K^T is done) ptxas ordered the key loop worse: S8192, S16384 and causal
+    // S8192 1-1.5% slower (docs/benchmarks/2026-11-28-h200-split-short.md).
+    constexpr int kStateFloats = kAtoms * 32 + 4;
+    static_assert(128 * kStateFloats * 4 == Traits::kStateBytes);
+    int splits = 0;  // split tiles merged so far: each merge barrier completes once per split tile
+    auto split_tile = [&](Tile &wg, int n_blocks, auto stage_of, auto parity_of, auto wait_v) {
+        barrier_wait(q_full, t & 1);
+        begin_turn();
+        end_turn(true);
+        Scores acc_s;
+        PFrag p_frag;
+        for (int i = 0; i < n_blocks; ++i) {
+            barrier_wait(k_full(stage_of(i)), parity_of(i));
+            if (i % Traits::kConsumers == consumer) {
+                wg.issue_qk(acc_s, q_smem, k_smem(stage_of(i)));
+                wgmma_wait<0>();
+                hold(acc_s);
+                arrive_warp(k_empty(stage_of(i)));
+                const typename Tile::RowOffsets offsets = wg.rescale(acc_s, p, tile.key0(i));
+                wg.to_p(acc_s, offsets, p_frag);
+                wait_v(i);
+                wg.issue_pv(p_frag, v_smem(stage_of(i)));
+                wgmma_wait<0>();
+                hold(wg.acc_o);
+            } else {
+                arrive_warp(k_empty(stage_of(i)));
+                wait_v(i);
+            }
+            arrive_warp(v_empty(stage_of(i)));
+        }
+        if (kPersistent) arrive_warp(q_empty);
+        // The merge. Element e of thread j's state sits at float e * 128 + j of the slot. The
+        // hand-overs are mbarriers, each thread arriving: compute-sanitizer's racecheck loses the
+        // order of a bar.sync of all consumers once the turn ring's bar.arrive is in the kernel
+        // (call FM: docs/benchmarks/2026-11-28-h200-split-short/racecheck_probe.cu), and
+        // synccheck objects to a named barrier synced at two places (call FI).
+        const uint32_t phase = splits & 1;
+        if (kOTile && args.o_by_tma && store_thread) bulk_wait_read();  // the previous O copied out
+        barrier_arrive(merge_entry);
+        float *slot = reinterpret_cast<float *>(smem_raw + (o_smem - sm80::smem_addr(smem_raw))) + threadIdx.x % 128;
+        for (int c = 1; c < Traits::kConsumers; ++c) {
+            if (consumer == c) {
+                barrier_wait(c == 1 ? merge_entry : merge_read(c - 1), phase);
+#pragma unroll
+                for (int a = 0; a < kAtoms; ++a)
+#pragma unroll
+                    for (int nt = 0; nt < 8; ++nt)
+#pragma unroll
+                        for (int i = 0; i < 4; ++i) slot[((a * 8 + nt) * 4 + i) * 128] = wg.acc_o[a][nt][i];
+#pragma unroll
+                for (int r = 0; r < 2; ++r) {
+                    slot[(kStateFloats - 4 + r) * 128] = wg.row_max[r];
+                    slot[(kStateFloats - 2 + r) * 128] = wg.row_sum[r];
+                }
+                barrier_arrive(merge_full(c));
+            } else if (consumer == 0) {
+                barrier_wait(merge_full(c), phase);
+#pragma unroll
+                for (int r = 0; r < 2; ++r) {
+                    const float max_there = slot[(kStateFloats - 4 + r) * 128];
+                    const float max = fmaxf(wg.row_max[r], max_there);
+                    const float offset = sm80::exponent_offset(max, wg.scale_log2);
+                    const float alpha_here = sm80::exp2_from_offset(wg.row_max[r], wg.scale_log2, offset);
+                    const float alpha_there = sm80::exp2_from_offset(max_there, wg.scale_log2, offset);
+                    wg.row_max[r] = max;
+                    wg.row_sum[r] = wg.row_sum[r] * alpha_here + slot[(kStateFloats - 2 + r) * 128] * alpha_there;
+#pragma unroll
+                    for (int a = 0; a < kAtoms; ++a)
+#pragma unroll
+                        for (int nt = 0; nt < 8; ++nt)
+#pragma unroll
+                            for (int i = 2 * r; i < 2 * r + 2; ++i)
+                                wg.acc_o[a][nt][i] =
+                                    wg.acc_o[a][nt][i] * alpha_here + slot[((a * 8 + nt) * 4 + i) * 128] * alpha_there;
+                }
+                barrier_arrive(merge_read(c));
+            }
+        }
+        // Every consumer's next O rows lie in the slot, consumer 0's finish too: not before all
+        // consumer 0's warps have read it (call FN: without this wait for consumer 0, its finish
+        // overwrote states its other warps were still reading, racecheck's timing exposed it).
+        barrier_wait(merge_read(Traits::kConsumers - 1), phase);
+        ++splits;
+    };
+
+    // Epilogue of a tile whose O leaves through shared memory: each consumer stages its own 64
+    // rows of O (in its own rows of the Q tile, which only its Q.K^T read; persistent: in the O
+    // tile) and sends them out, by one TMA store issued from its first thread or by all its
+    // threads in 16-byte chunks; the other consumers may still be computing. A persistent CTA's
+    // previous copy out of the same rows is behind this tile's turns, each a bar.sync of all its
+    // threads (and the store thread waited for its TMA store to read them before its last turn).
+    auto send_o = [&](Tile &wg, const Work &work) {
+        wg.finish(p, work, o_smem, lane / 4);
+        mark(t, kMarkStaged);
+        const int row_first = consumer * 64;
+        if (args.o_by_tma) fence_proxy_async();  // the staged rows, before the TMA unit reads them
+        named_barrier_sync(kEpilogueBarrier<Traits> + consumer, 128);
+        if (!args.o_by_tma) {
+            store_o_rows<Traits>(o_smem, work.o, p.o_row_stride, row_first, min(row_first + 64, work.rows_here),
+                                 threadIdx.x - 128 * warpgroup, 128);
+        } else if (store_thread) {
+#pragma unroll
+            for (int a = 0; a < kAtoms; ++a)
+                tma_store_4d(&args.o, o_smem + (a * kBlockM + row_first) * kAtomRowBytes, a * 64,
+                             work.row_begin + row_first, work.head, tile.batch_coord);
+            bulk_commit();
+        }
+        mark(t, kMarkStoreIssued);
+    };
+
     do {
         const Work &work = tile.work;
         if (work.skipped()) {
@@ -358,6 +495,16 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             else
                 barrier_wait(v_full(stage_of(i)), parity_of(i));
         };
+        if constexpr (kSplitShortTiles) {
+            if (work.rows_here <= 64) {
+                Tile wg(p, work, 0, warp, lane);
+                split_tile(wg, n_blocks, stage_of, parity_of, wait_v);
+                if (consumer == 0) send_o(wg, work);
+                kv += n_blocks;
+                ++t;
+                continue;
+            }
+        }
         if (consumer * 64 >= work.rows_here) {
             pass_tile(n_blocks, stage_of, parity_of, wait_v);
             kv += n_blocks;
@@ -421,13 +568,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         hold(wg.acc_o);
         mark(t, kMarkLastPV);
         if (kPersistent) arrive_warp(v_empty(stage_of(n_blocks - 1)));  // the next tile's ring
-        // Epilogue: each consumer stages its own 64 rows of O (in its own rows of the Q tile,
-        // which only its Q.K^T read; persistent: in the O tile, or at head dim 128 not at all,
-        // straight from registers) and sends them out, by one TMA
-        // store issued from its first thread or by all its threads in 16-byte chunks; the other
-        // consumers may still be computing. A persistent CTA's previous copy out of the same rows
-        // is behind this tile's turns, each a bar.sync of all its threads (and the store
-        // thread waited for its TMA store to read them before its last turn above).
+        // Epilogue: send_o, or at head dim 128 (persistent) straight from registers.
         if constexpr (kOFromRegisters) {
             wg.finish_to_global(p, work, lane / 4);
             mark(t, kMarkStaged);
@@ -436,22 +577,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             ++t;
             continue;
         }
-        wg.finish(p, work, o_smem, lane / 4);
-        mark(t, kMarkStaged);
-        const int row_first = consumer * 64;
-        if (args.o_by_tma) fence_proxy_async();  // the staged rows, before the TMA unit reads them
-        named_barrier_sync(kEpilogueBarrier<Traits> + consumer, 128);
-        if (!args.o_by_tma) {
-            store_o_rows<Traits>(o_smem, work.o, p.o_row_stride, row_first, min(row_first + 64, work.rows_here),
-                                 threadIdx.x - 128 * warpgroup, 128);
-        } else if (store_thread) {
-#pragma unroll
-            for (int a = 0; a < kAtoms; ++a)
-                tma_store_4d(&args.o, o_smem + (a * kBlockM + row_first) * kAtomRowBytes, a * 64,
-                             work.row_begin + row_first, work.head, tile.batch_coord);
-            bulk_commit();
-        }
-        mark(t, kMarkStoreIssued);
+        send_o(wg, work);
         kv += n_blocks;
         ++t;
     } while (next_tile());

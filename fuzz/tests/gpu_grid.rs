@@ -303,10 +303,12 @@ fn rising_row_maxima() {
 /// rotates each sequence's query tiles (common/tile_work.cuh). Every warp-specialized
 /// configuration, with the last tile holding 8 rows (only the first consumer computes) and 100
 /// rows (the third of a 192-row tile has none); at head dim 64 with 320 tiles (persistent on a
-/// 132-SM part), once with 1000 keys a head (41 MB of K/V: the rotation) and once with 134 query
-/// tiles in one sequence; at the wider head dims once with 160 tiles (persistent at head dim
-/// 128, O stored from registers); plain, with LSE and a sink, and with softcap and ALiBi where
-/// the tile has score modifiers.
+/// 132-SM part), once with 1000 keys a head (41 MB of K/V: the rotation), once more so with a
+/// last tile of 64 rows (the most a tile split by keys across the consumers holds: the
+/// persistent 192-row walk's) and once with 134 query tiles in one sequence; at the wider head
+/// dims once with 160 tiles (persistent at head dim 128, O stored from registers); plain, with
+/// LSE and a sink, and with softcap and ALiBi where the tile has score modifiers. With 203 keys
+/// (two key tiles) the split tile's third consumer has no key tile of its own.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn ws_short_last_tiles() {
@@ -324,6 +326,7 @@ fn ws_short_last_tiles() {
         ];
         if config.head_dim == 64 {
             shapes.push((2, heads, heads, config.block_m + 8, 1000, 2));
+            shapes.push((2, heads, heads, config.block_m + 64, 1000, 2));
             shapes.push((1, 4, 1, config.block_m * 133 + 8, 203, 1));
         } else {
             // 160 tiles, 16 of them short: a persistent walk at head dim 128 (O from registers).
