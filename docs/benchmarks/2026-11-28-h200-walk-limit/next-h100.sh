@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # For the next session lent an H100 (not run yet): what the H200 sessions changed since the H100
 # was last measured (d30b9b4): the head-dim-128 walk releasing Q after its key loop (77c7394),
-# walking up to 4,096 keys on every tile (5468a4c). Here first:
+# walking up to 4,096 keys on every tile (5468a4c), short tiles split by keys in the 192-row
+# head-dim-64 walk (006564d; its merge's hand-overs are mbarriers). Here first:
 #   FLASHATTN_CUDA_ARCHS=90a scripts/gpu-pack.sh                          # dist/gpu.txz of main
 #   git worktree add --detach /tmp/old d30b9b4 && (cd /tmp/old && FLASHATTN_CUDA_ARCHS=90a scripts/gpu-pack.sh) \
 #     && xz -c /tmp/old/dist/gpu/bin/flashattn-bench > dist/main-bench-d30b9b4.xz
