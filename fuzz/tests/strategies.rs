@@ -174,6 +174,48 @@ fn small_space_respects_its_bounds() {
 }
 
 #[test]
+fn walks_space_launches_persistent_walks() {
+    let space = CaseSpace::walks();
+    let cases = draw(&space.strategy().unwrap(), 3, DRAWS);
+    for case in &cases {
+        assert_valid(case, &space);
+    }
+    let counts = count_labels(&cases);
+    let persistent = counts
+        .get("non-causal, > 264 tiles of 128 rows (persistent ws)")
+        .copied()
+        .unwrap_or(0);
+    let non_causal = cases.iter().filter(|c| !c.params.causal).count();
+    // A sequence's last 192-row tile of 64 rows or fewer: the tile the persistent head-dim-64
+    // walk splits by keys across its consumers.
+    let split = cases
+        .iter()
+        .filter(|c| {
+            let p = &c.params;
+            !p.causal
+                && p.head_dim == 64
+                && (1..=64).contains(&(p.seqlen_q % 192))
+                && p.seqlen_q.div_ceil(128) * p.batch * p.heads_q > 264
+        })
+        .count();
+    let total: u64 = cases.iter().map(work).sum();
+    println!(
+        "walks: {persistent} of {non_causal} non-causal cases persistent, {split} with a split \
+         tile; work: mean {:.3e}",
+        total as f64 / DRAWS as f64
+    );
+    assert!(
+        persistent * 2 > non_causal,
+        "only {persistent} of {non_causal} non-causal cases launch a persistent walk"
+    );
+    assert!(split >= 20, "only {split} cases have a split tile");
+    assert!(
+        total / (DRAWS as u64) < space.max_work / 2,
+        "the mean case is too expensive"
+    );
+}
+
+#[test]
 fn same_seed_draws_same_cases() {
     let s = CaseSpace::default().strategy().unwrap();
     assert_eq!(draw(&s, 7, 200), draw(&s, 7, 200));

@@ -39,8 +39,12 @@ struct Args {
     #[arg(long, value_name = "S")]
     seed: Option<u64>,
     /// The compute-sanitizer preset: Sq, Sk <= 300, batch <= 2, heads_q <= 8
-    #[arg(long)]
+    #[arg(long, conflicts_with = "walks")]
     small: bool,
+    /// The persistent-walk preset: many query tiles (batch <= 8, heads_q <= 256, Sq, Sk <=
+    /// 1100), so that most non-causal cases run the warp-specialized tiles persistently
+    #[arg(long)]
+    walks: bool,
     /// Largest seqlen_q / seqlen_k [default: 4096, 300 with --small]
     #[arg(long, value_name = "L")]
     max_seqlen: Option<usize>,
@@ -110,6 +114,8 @@ impl Args {
     fn space(&self) -> Result<CaseSpace, String> {
         let mut space = if self.small {
             CaseSpace::small()
+        } else if self.walks {
+            CaseSpace::walks()
         } else {
             CaseSpace::default()
         };
