@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use flashattn::{AttentionParams, DType, KernelChoice, RawForward, RawLse, RawTensor};
 use flashattn_fuzz::harness::{Case, Inputs, Layout};
+use flashattn_fuzz::reproducer::parse_case;
 use flashattn_fuzz::strategies::{
     CaseSpace, ConfigFilter, Features, all_labels, classify, pow2_edges, seeded_runner, shrink,
     tile_edges, work,
@@ -213,6 +214,21 @@ fn walks_space_launches_persistent_walks() {
         total / (DRAWS as u64) < space.max_work / 2,
         "the mean case is too expensive"
     );
+}
+
+#[test]
+fn reproducer_lines_read_back() {
+    // What `flashattn-fuzz --replay` relies on: every case any preset draws prints to a line
+    // that reads back to the same case, bit for bit (f32 fields included).
+    for (n, space) in [CaseSpace::default(), CaseSpace::small(), CaseSpace::walks()]
+        .into_iter()
+        .enumerate()
+    {
+        for case in draw(&space.strategy().unwrap(), 10 + n as u64, 1000) {
+            let line = case.reproducer();
+            assert_eq!(parse_case(&line).as_ref(), Ok(&case), "{line}");
+        }
+    }
 }
 
 #[test]

@@ -14,6 +14,7 @@ use clap::Parser;
 use cudarc::driver::CudaStream;
 use flashattn::DType;
 use flashattn_fuzz::harness::{Case, Outcome, gpu_stream, run_case};
+use flashattn_fuzz::reproducer::parse_case;
 use flashattn_fuzz::strategies::{
     CaseSpace, ConfigFilter, Features, all_labels, classify, seeded_runner, shrink, work,
 };
@@ -79,6 +80,10 @@ struct Args {
     /// to watch shrinking find seqlen_q = SQ
     #[arg(long, value_name = "SQ")]
     inject_failure: Option<usize>,
+    /// Run one case, given as the line a failure printed (`dtype=f16 B=2 ... lse=false`),
+    /// instead of drawing any: exit 0 if it passes, 1 if it fails
+    #[arg(long, value_name = "LINE", conflicts_with_all = ["cases", "seconds", "seed", "small", "walks"])]
+    replay: Option<String>,
     /// Masks and score modifiers (sliding windows, top-left alignment, softcap, ALiBi, sinks):
     /// `mixed` (each in a minority of cases), `always` (every case has one; softcap/ALiBi cases
     /// run the score-modifier configurations) or `off` (plain causal / non-causal only)
@@ -343,8 +348,33 @@ fn finite(x: f64) -> Value {
     if x.is_finite() { json!(x) } else { Value::Null }
 }
 
+/// `--replay`: the one case, judged and printed as the fuzzer prints a case.
+fn replay(stream: &Arc<CudaStream>, case: &Case) -> ExitCode {
+    let verdict = evaluate(stream, case, None);
+    println!(
+        "{} [{}]: {}\n  {}",
+        if verdict.failed() { "FAIL" } else { "PASS" },
+        verdict.config(),
+        case.reproducer(),
+        verdict.detail()
+    );
+    if verdict.failed() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
+    // A line that does not read back is reported as such on any machine, before the GPU.
+    let replayed = match args.replay.as_deref().map(parse_case).transpose() {
+        Ok(case) => case,
+        Err(e) => {
+            eprintln!("flashattn-fuzz: --replay: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let mut space = match args.space() {
         Ok(s) => s,
         Err(e) => {
@@ -365,6 +395,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(case) = replayed {
+        return replay(&stream, &case);
+    }
     // Draw only configurations this GPU runs (sm_90a code runs on compute capability 9.0 only)
     // and that fit its shared memory (lowered by FLASHATTN_MAX_SMEM_PER_BLOCK when set).
     space.device = match flashattn::device_facts(stream.context()) {
