@@ -46,7 +46,7 @@ impl<'a> Parser<'a> {
         if self.eat(c) {
             Ok(())
         } else {
-            Err(format!("expected `{c}` at `{}`", head(self.rest)))
+            Err(format!("expected `{c}` at `{}`", preview(self.rest)))
         }
     }
 
@@ -60,7 +60,7 @@ impl<'a> Parser<'a> {
         if end == 0 {
             return Err(format!(
                 "expected a name or number at `{}`",
-                head(self.rest)
+                preview(self.rest)
             ));
         }
         let (w, r) = self.rest.split_at(end);
@@ -111,7 +111,8 @@ impl<'a> Parser<'a> {
     }
 }
 
-fn head(s: &str) -> &str {
+/// The first 24 characters of what is left to parse, for an error message.
+fn preview(s: &str) -> &str {
     &s[..s.char_indices().nth(24).map_or(s.len(), |(i, _)| i)]
 }
 
