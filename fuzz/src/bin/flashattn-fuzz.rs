@@ -81,7 +81,9 @@ struct Args {
     #[arg(long, value_name = "SQ")]
     inject_failure: Option<usize>,
     /// Run one case, given as the line a failure printed (`dtype=f16 B=2 ... lse=false`),
-    /// instead of drawing any: exit 0 if it passes, 1 if it fails
+    /// instead of drawing any: exit 0 if it passes, 1 if it fails. `kernel=Id(N)` is the
+    /// printing build's configuration N (`flashattn::kernel_configs()`): replay on the same build
+    /// or write `kernel=Named("sm80_f16_d256_m64n64w4s1")`
     #[arg(long, value_name = "LINE", conflicts_with_all = ["cases", "seconds", "seed", "small", "walks"])]
     replay: Option<String>,
     /// Masks and score modifiers (sliding windows, top-left alignment, softcap, ALiBi, sinks):
