@@ -345,6 +345,12 @@ mod tests {
         );
         assert_eq!(case.params.softmax_scale, Some(1.8894372));
         assert_eq!(case.seed, 14545577712631101961);
+        let named =
+            parse_case(&line.replace("kernel=Auto", r#"kernel=Named("sm80_f16_d256_m64n64w4s1")"#));
+        assert_eq!(
+            named.unwrap().params.kernel,
+            KernelChoice::Named("sm80_f16_d256_m64n64w4s1".into())
+        );
     }
 
     #[test]
