@@ -261,10 +261,11 @@ pub fn parse_case(line: &str) -> Result<Case, String> {
     ];
     let mut parser = Parser { rest: line.trim() };
     let mut values: Vec<(String, Value)> = Vec::new();
-    while {
+    loop {
         parser.skip_spaces();
-        !parser.rest.is_empty()
-    } {
+        if parser.rest.is_empty() {
+            break;
+        }
         let key = parser.word()?;
         parser.expect('=')?;
         if values.iter().any(|(k, _)| *k == key) {
