@@ -109,11 +109,11 @@ struct WsTraits {
     static constexpr int kQBytes = kBlockM * kHeadDim * static_cast<int>(sizeof(Element));
     static constexpr int kTileBytes = kBlockN * kHeadDim * static_cast<int>(sizeof(Element));
     // A short tile split by keys (ws_kernel.cuh) hands each consumer's partial softmax state
-    // (its O accumulators, row max and row sum, per thread) to consumer 0 through the O tile, one
-    // state at a time, ordered by mbarriers: the first consumer's state waits until every
-    // consumer is in, each later one until consumer 0 has read the one before it.
-    static constexpr int kStateBytes = 128 * (kHeadDim / 2 + 4) * 4;
-    static constexpr bool kStateFitsOTile = kConsumers > 1 && kStateBytes <= kQBytes;
+    // (per thread: its kHeadDim / 2 O accumulators, two row maxima, two row sums) to consumer 0
+    // through the O tile, one state at a time, ordered by mbarriers: the first consumer's state
+    // waits until every consumer is in, each later one until consumer 0 has read the one before.
+    static constexpr int kStateFloats = kHeadDim / 2 + 4;
+    static constexpr bool kStateFitsOTile = kConsumers > 1 && 128 * kStateFloats * 4 <= kQBytes;
     static constexpr int kMergeBarriers = kStateFitsOTile ? 1 + 2 * (kConsumers - 1) : 0;
     // Q tile (O in the epilogue), [stage] {K tile, V tile}, then the barriers (ws_kernel.cuh).
     static constexpr int kBarrierBytes = 8 * (3 + 4 * kStages + kMergeBarriers);

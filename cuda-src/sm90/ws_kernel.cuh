@@ -134,7 +134,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     constexpr bool kOTile = kPersistent && Traits::kSeparateO;
     const uint32_t o_smem = kOTile ? k_smem(kStages) : q_smem;
     // Where a short tile is split by keys (split_tile; the merge's slot is the O tile).
-    constexpr bool kSplitShortTiles = kPersistent && kOTile && Traits::kStateFitsOTile;
+    constexpr bool kSplitShortTiles = kOTile && Traits::kStateFitsOTile;
     // Barriers: Q landed and Q read by every consumer warp; per stage, K landed, V landed, K
     // read and V read by every consumer warp; the first key tile's V with its tail zeroed
     // (varlen). K and V are released apart because Q.K^T of a key tile is done a whole turn
@@ -371,8 +371,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // one-tile-per-CTA kernels of the 192-row head-dim-128 tile (the Q tile as the slot, free once
     // every consumer's Q.K^T is done) ptxas ordered the key loop worse: S8192, S16384 and causal
     // S8192 1-1.5% slower (docs/benchmarks/2026-11-28-h200-split-short.md).
-    constexpr int kStateFloats = kAtoms * 32 + 4;
-    static_assert(128 * kStateFloats * 4 == Traits::kStateBytes);
+    constexpr int kStateFloats = Traits::kStateFloats;
     int splits = 0;  // split tiles merged so far: each merge barrier completes once per split tile
     auto split_tile = [&](Tile &wg, int n_blocks, auto stage_of, auto parity_of, auto wait_v) {
         barrier_wait(q_full, t & 1);
@@ -399,14 +398,14 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             }
             arrive_warp(v_empty(stage_of(i)));
         }
-        if (kPersistent) arrive_warp(q_empty);
+        arrive_warp(q_empty);  // compiled into the persistent walk only (kSplitShortTiles)
         // The merge. Element e of thread j's state sits at float e * 128 + j of the slot. The
         // hand-overs are mbarriers, each thread arriving: compute-sanitizer's racecheck loses the
         // order of a bar.sync of all consumers once the turn ring's bar.arrive is in the kernel
         // (call FM: docs/benchmarks/2026-11-28-h200-split-short/racecheck_probe.cu), and
         // synccheck objects to a named barrier synced at two places (call FI).
         const uint32_t phase = splits & 1;
-        if (kOTile && args.o_by_tma && store_thread) bulk_wait_read();  // the previous O copied out
+        if (args.o_by_tma && store_thread) bulk_wait_read();  // the previous O copied out
         barrier_arrive(merge_entry);
         float *slot = reinterpret_cast<float *>(smem_raw + (o_smem - sm80::smem_addr(smem_raw))) + threadIdx.x % 128;
         for (int c = 1; c < Traits::kConsumers; ++c) {
