@@ -181,23 +181,18 @@ fn walks_space_launches_persistent_walks() {
     for case in &cases {
         assert_valid(case, &space);
     }
-    let counts = count_labels(&cases);
-    let persistent = counts
-        .get("non-causal, > 264 tiles of 128 rows (persistent ws)")
-        .copied()
-        .unwrap_or(0);
+    const PERSISTENT: &str = "non-causal, > 264 tiles of 128 rows (persistent ws)";
+    let persistent_cases: Vec<&Case> = cases
+        .iter()
+        .filter(|c| classify(c).contains(&PERSISTENT))
+        .collect();
+    let persistent = persistent_cases.len();
     let non_causal = cases.iter().filter(|c| !c.params.causal).count();
     // A sequence's last 192-row tile of 64 rows or fewer: the tile the persistent head-dim-64
     // walk splits by keys across its consumers.
-    let split = cases
+    let split = persistent_cases
         .iter()
-        .filter(|c| {
-            let p = &c.params;
-            !p.causal
-                && p.head_dim == 64
-                && (1..=64).contains(&(p.seqlen_q % 192))
-                && p.seqlen_q.div_ceil(128) * p.batch * p.heads_q > 264
-        })
+        .filter(|c| c.params.head_dim == 64 && (1..=64).contains(&(c.params.seqlen_q % 192)))
         .count();
     let total: u64 = cases.iter().map(work).sum();
     println!(
