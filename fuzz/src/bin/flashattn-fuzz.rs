@@ -353,11 +353,12 @@ fn finite(x: f64) -> Value {
 /// `--replay`: the one case, judged and printed as the fuzzer prints a case.
 fn replay(stream: &Arc<CudaStream>, case: &Case) -> ExitCode {
     let verdict = evaluate(stream, case, None);
+    // As the fuzzing loop prints a failed case.
     println!(
-        "{} [{}]: {}\n  {}",
+        "{} {} [{}]: {}",
         if verdict.failed() { "FAIL" } else { "PASS" },
-        verdict.config(),
         case.reproducer(),
+        verdict.config(),
         verdict.detail()
     );
     if verdict.failed() {
