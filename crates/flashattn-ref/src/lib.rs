@@ -15,6 +15,7 @@
 
 use std::fmt;
 
+pub mod matrix_unit;
 mod merge;
 pub use merge::merge;
 
@@ -294,6 +295,10 @@ pub trait Element: Copy + Send + Sync + 'static {
     /// Round an f32 to this type's precision and back (what storing in this
     /// dtype does).
     fn round_f32(x: f32) -> f32;
+    /// Whether a GPU's GEMM in this type runs on the matrix units (f16, bf16):
+    /// where the naive keeps f32 scores it then sums them as the units do
+    /// ([`matrix_unit::dot()`]).
+    const ON_MATRIX_UNITS: bool;
     /// Exact widening conversion to f32 (all supported types fit in f32).
     fn to_f32(self) -> f32 {
         self.to_f64() as f32
@@ -326,6 +331,7 @@ fn round_to_odd_f32(x: f64) -> f32 {
 
 impl Element for f16 {
     const NAME: &'static str = "f16";
+    const ON_MATRIX_UNITS: bool = true;
     fn to_f64(self) -> f64 {
         f16::to_f64(self)
     }
@@ -342,6 +348,7 @@ impl Element for f16 {
 
 impl Element for bf16 {
     const NAME: &'static str = "bf16";
+    const ON_MATRIX_UNITS: bool = true;
     fn to_f64(self) -> f64 {
         bf16::to_f64(self)
     }
@@ -358,6 +365,7 @@ impl Element for bf16 {
 
 impl Element for f32 {
     const NAME: &'static str = "f32";
+    const ON_MATRIX_UNITS: bool = false;
     fn to_f64(self) -> f64 {
         self as f64
     }
@@ -759,10 +767,9 @@ pub fn reference_with<E: Element>(
 // Naive same-precision baseline
 // ---------------------------------------------------------------------------
 
-/// f32 dot product accumulated in eight lanes. A plain framework would use a
-/// GEMM here, whose f32 accumulation is blocked rather than strictly
-/// sequential; lanes model that and let the loop vectorize. The rounding of
-/// the result to `E` dominates the error either way.
+/// f32 dot product accumulated in eight lanes, standing for a GEMM's blocked
+/// accumulation (and letting the loop vectorize): the naive's `Q K^T` wherever
+/// its rounding to `E` hides how the f32 sum was formed.
 #[inline]
 fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
     let mut acc = [0.0f32; 8];
@@ -816,7 +823,15 @@ impl<E: Element> RowKernel for NaiveKernel<E> {
         // and the sum (BLOOM's). `round` false keeps everything in f32.
         let score = |j: usize, round: bool| -> f32 {
             let r = |x: f32| if round { E::round_f32(x) } else { x };
-            let raw = r(dot_f32(q, &kv.k[j * d..(j + 1) * d]));
+            let key = &kv.k[j * d..(j + 1) * d];
+            // Scores kept in f32 are compared with a kernel's at f32 precision, where the
+            // matrix units' truncating sums show (up to an ulp of the largest product per
+            // k-step); the model costs ten times the lane sum, so only there.
+            let raw = if !round && E::ON_MATRIX_UNITS {
+                matrix_unit::dot(q, key)
+            } else {
+                r(dot_f32(q, key))
+            };
             let mut sc = r(raw * self.scale);
             if let Some(cap) = self.softcap {
                 sc = r(cap * r(r(sc / cap).tanh()));
@@ -880,10 +895,12 @@ impl<E: Element> RowKernel for NaiveKernel<E> {
 /// What a plain framework implementation in the input precision computes:
 /// `S = round_E(Q K^T)` (f32 accumulation), `S = round_E(S * scale)`,
 /// masked entries `-inf`, `P = round_E(softmax_f32(S))`,
-/// `O = round_E(P V)` (f32 accumulation). LSE is the f32 log-sum-exp of the
+/// `O = round_E(P V)` (f32 accumulation, sequential: whether on matrix units
+/// or not, its error is far below O's rounding to `E`). LSE is the f32 log-sum-exp of the
 /// rounded scores. Fully masked rows give `O = 0`, `LSE = -inf`. A row whose
 /// rounded scores overflow `E` keeps its scores in f32 (as a fused kernel
-/// would) instead of turning into NaN.
+/// would) instead of turning into NaN, their dot products summed as the GPU's
+/// matrix units sum them ([`matrix_unit`]; f16 and bf16).
 ///
 /// Its distance from [`reference()`] is the yardstick of [`check()`]: a kernel in
 /// precision `E` should not be much worse than the obvious implementation in
@@ -1109,11 +1126,13 @@ pub fn naive_same_precision_varlen<E: Element>(
 /// baseline happens to be (nearly) exact do not demand bit-exactness.
 pub const ATOL: f64 = 1e-5;
 
-/// LSE is an f32 output whose largest term is one raw score, a dot product that GPU matrix
-/// units accumulate in f32 without rounding every partial sum to nearest. The CPU naive
-/// baseline does round each one, so at scores of 1e4..1e5 it is a few f32 ulps more accurate
-/// than any GPU implementation, a framework's GEMM included (seen on an H100: 2.3 ulps at
-/// LSE = 7.1e4, D = 256, where the naive was 0.26 ulp off). The LSE bound therefore never
+/// LSE is an f32 output whose largest term is one raw score. In a row whose scores fit the
+/// input type the naive's LSE comes from scores rounded to it, far coarser than any kernel's; in
+/// a row whose scores overflow it, from f32 scores. Those were once sums rounded to nearest, a
+/// few f32 ulps more accurate than any GPU implementation at scores of 1e4..1e5, a framework's
+/// GEMM included (seen on an H100: 2.3 ulps at LSE = 7.1e4, D = 256, where the naive was 0.26 ulp
+/// off); they are now the matrix units' sums ([`matrix_unit`]), but a kernel's LSE still goes
+/// through its own exp2 and log2, which the naive does not share. The LSE bound therefore never
 /// asks for less than this many ulps; below |LSE| of about 20 it is [`ATOL`] that applies.
 pub const LSE_ULPS: f64 = 4.0;
 

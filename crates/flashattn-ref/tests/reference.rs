@@ -793,6 +793,36 @@ fn naive_survives_scores_beyond_f16_range() {
     assert!(c.pass, "{}", c.summary());
 }
 
+/// In a row whose scores overflow f16 the naive's f32 scores are the matrix units' sums: with one
+/// key its LSE is the score itself, 256 * 256 plus fifteen terms of 3 * 2^-10, which the units
+/// cut to 2^-9 each (the step aligned at 2^16) and truncate to f32: 65536 + 3 * 2^-7, where f32
+/// arithmetic gives 65536 + 5 * 2^-7 (the lane sum of rows that fit f16) or 6 * 2^-7 (exact,
+/// rounded once).
+#[test]
+fn naive_overflow_rows_sum_as_matrix_units_do() {
+    use flashattn_ref::{Problem, Strides, TensorRef, matrix_unit, naive_same_precision};
+    use half::f16;
+    let p = Problem {
+        softmax_scale: 1.0,
+        ..Problem::new(1, 1, 1, 1, 1, 16, false)
+    };
+    let mut q = [f16::from_f64(3.0 / 1024.0); 16];
+    q[0] = f16::from_f64(256.0);
+    let mut k = [f16::ONE; 16];
+    k[0] = f16::from_f64(256.0);
+    let s = Strides::bshd(1, 1, 16);
+    let naive = naive_same_precision(
+        &p,
+        TensorRef::new(&q, s),
+        TensorRef::new(&k, s),
+        TensorRef::new(&k, s),
+    );
+    let widen = |x: &[f16]| x.iter().map(|v| v.to_f32()).collect::<Vec<_>>();
+    let units = matrix_unit::dot(&widen(&q), &widen(&k));
+    assert_eq!(units, 65536.0 + 3.0 / 128.0);
+    assert_eq!(naive.lse[0], f64::from(units));
+}
+
 /// The LSE slack grows with the LSE's magnitude in f32 ulps, and only there: the numbers are
 /// the H100's (an LSE of 71419.34 against 71419.36, a naive 0.002 off), which the rule must
 /// accept, while the same absolute error at an ordinary LSE must still fail.
