@@ -826,7 +826,7 @@ impl<E: Element> RowKernel for NaiveKernel<E> {
             let key = &kv.k[j * d..(j + 1) * d];
             // Scores kept in f32 are compared with a kernel's at f32 precision, where the
             // matrix units' truncating sums show (up to an ulp of the largest product per
-            // k-step); the model costs ten times the lane sum, so only there.
+            // k-step); the model costs several times the lane sum, so only there.
             let raw = if !round && E::ON_MATRIX_UNITS {
                 matrix_unit::dot(q, key)
             } else {

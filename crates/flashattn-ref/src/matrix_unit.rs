@@ -2,7 +2,7 @@
 //!
 //! A framework's `Q K^T` in f16 or bf16 is a GEMM on the tensor cores, and they do not sum as
 //! f32 arithmetic does. Measured bit for bit on an H200, for both `mma.sync` (m16n8k16) and
-//! `wgmma` (m64nNk16), on random f16 products spread over 48 binades with and without mixed
+//! `wgmma` (m64nNk16), on random f16 inputs spread over 25 binades with and without mixed
 //! signs (docs/benchmarks/2026-11-28-h200-accumulation.md, every one of 350,208 outputs): each
 //! k-step of 16 products and the running f32 accumulator are aligned to the largest exponent
 //! among them, a product counting as the sum of its inputs' exponents (before normalizing, so it

@@ -1,6 +1,6 @@
 //! The matrix-unit model against the device: every output of a slice of the trials the H200
 //! computed in docs/benchmarks/2026-11-28-h200-accumulation.md (call FT; mma.sync and wgmma,
-//! f16 products spread over 48 binades, all positive and with mixed signs), bit for bit.
+//! f16 inputs spread over 25 binades, all positive and with mixed signs), bit for bit.
 use flashattn_ref::matrix_unit::dot_accumulate;
 use half::f16;
 

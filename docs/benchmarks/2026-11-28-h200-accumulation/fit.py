@@ -1,3 +1,7 @@
+"""Which model of a k-step's f32 sum matches the matrix units' outputs bit for bit: every
+combination of block size, bits kept, how a product's exponent is taken, whether the accumulator
+is aligned with the products, how terms are cut and how the step's sum goes to f32, scored on a
+dump of accumulation_probe.cu (call FT)."""
 import numpy as np, itertools, sys
 from load import load
 
@@ -64,8 +68,8 @@ def run(path, m, n, k, blocks):
         print('  %.5f block %d F %d exp %s acc_aligned %s terms %s final %s' % r)
 
 if __name__ == '__main__':
-    which = sys.argv[1]
-    if which.startswith('mma'):
-        run('/tmp/ft/%s.bin' % which, 16, 16, 16, [4, 8, 16])
-    else:
-        run('/tmp/ft/%s.bin' % which, 64, 64, 64, [4, 8, 16])
+    # python3 fit.py DIR NAME: NAME.bin in DIR, as accumulation_probe.cu wrote it (mma-positive,
+    # mma-signed, wgmma-positive, wgmma-signed); prints the eight models that match most outputs.
+    folder, which = sys.argv[1], sys.argv[2]
+    shape = (16, 16, 16) if which.startswith('mma') else (64, 64, 64)
+    run('%s/%s.bin' % (folder, which), *shape, [4, 8, 16])

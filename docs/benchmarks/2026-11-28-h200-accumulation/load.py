@@ -1,3 +1,4 @@
+"""Reads one dump of accumulation_probe.cu: A [T][m][k], B [T][n][k] (f16), C, D [T][m][n] (f32)."""
 import numpy as np
 def load(path, m, n, k):
     raw = open(path,'rb').read()
