@@ -295,10 +295,10 @@ pub trait Element: Copy + Send + Sync + 'static {
     /// Round an f32 to this type's precision and back (what storing in this
     /// dtype does).
     fn round_f32(x: f32) -> f32;
-    /// Whether a GPU's GEMM in this type runs on the matrix units (f16, bf16):
-    /// where the naive keeps f32 scores it then sums them as the units do
+    /// How a GPU's matrix units take this type, if its GEMMs run on them (f16,
+    /// bf16): where the naive keeps f32 scores it then sums them as the units do
     /// ([`matrix_unit::dot()`]).
-    const ON_MATRIX_UNITS: bool;
+    const MATRIX_UNIT_INPUT: Option<matrix_unit::Input>;
     /// Exact widening conversion to f32 (all supported types fit in f32).
     fn to_f32(self) -> f32 {
         self.to_f64() as f32
@@ -331,7 +331,7 @@ fn round_to_odd_f32(x: f64) -> f32 {
 
 impl Element for f16 {
     const NAME: &'static str = "f16";
-    const ON_MATRIX_UNITS: bool = true;
+    const MATRIX_UNIT_INPUT: Option<matrix_unit::Input> = Some(matrix_unit::Input::F16);
     fn to_f64(self) -> f64 {
         f16::to_f64(self)
     }
@@ -348,7 +348,7 @@ impl Element for f16 {
 
 impl Element for bf16 {
     const NAME: &'static str = "bf16";
-    const ON_MATRIX_UNITS: bool = true;
+    const MATRIX_UNIT_INPUT: Option<matrix_unit::Input> = Some(matrix_unit::Input::Bf16);
     fn to_f64(self) -> f64 {
         bf16::to_f64(self)
     }
@@ -365,7 +365,7 @@ impl Element for bf16 {
 
 impl Element for f32 {
     const NAME: &'static str = "f32";
-    const ON_MATRIX_UNITS: bool = false;
+    const MATRIX_UNIT_INPUT: Option<matrix_unit::Input> = None;
     fn to_f64(self) -> f64 {
         self as f64
     }
@@ -827,10 +827,9 @@ impl<E: Element> RowKernel for NaiveKernel<E> {
             // Scores kept in f32 are compared with a kernel's at f32 precision, where the
             // matrix units' truncating sums show (up to an ulp of the largest product per
             // k-step); the model costs several times the lane sum, so only there.
-            let raw = if !round && E::ON_MATRIX_UNITS {
-                matrix_unit::dot(q, key)
-            } else {
-                r(dot_f32(q, key))
+            let raw = match E::MATRIX_UNIT_INPUT {
+                Some(input) if !round => matrix_unit::dot(input, q, key),
+                _ => r(dot_f32(q, key)),
             };
             let mut sc = r(raw * self.scale);
             if let Some(cap) = self.softcap {

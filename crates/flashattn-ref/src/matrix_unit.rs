@@ -2,51 +2,67 @@
 //!
 //! A framework's `Q K^T` in f16 or bf16 is a GEMM on the tensor cores, and they do not sum as
 //! f32 arithmetic does. Measured bit for bit on an H200, for both `mma.sync` (m16n8k16) and
-//! `wgmma` (m64nNk16), on random f16 inputs spread over 25 binades with and without mixed
-//! signs (docs/benchmarks/2026-11-28-h200-accumulation.md, every one of 350,208 outputs): each
-//! k-step of 16 products and the running f32 accumulator are aligned to the largest exponent
-//! among them, a product counting as the sum of its inputs' exponents (before normalizing, so it
-//! may carry one more integer bit); every term is truncated toward zero to a multiple of
-//! 2^(E - 25), the terms are summed exactly, and the sum is truncated toward zero to f32.
-//! Against f32 arithmetic that loses up to about 2^-24 of the largest term per step, always
+//! `wgmma` (m64nNk16), f16 and bf16, on random inputs over 25 (f16) or 61 (bf16) binades, with
+//! and without mixed signs, and f16 inputs a third subnormal (docs/benchmarks/2026-11-28-h200-accumulation.md:
+//! every one of 875,520 outputs): each k-step of 16 products and the running f32
+//! accumulator are aligned to the largest exponent among them, a product counting as the sum of
+//! its inputs' exponents (before normalizing, so it may carry one more integer bit; a subnormal
+//! input counts as the format's smallest normal exponent); every term is truncated toward zero to
+//! a multiple of 2^(E - 25), the terms are summed exactly, and the sum is truncated toward zero to
+//! f32. Against f32 arithmetic that loses up to about 2^-24 of the largest term per step, always
 //! toward zero, where a rounded sequential sum loses half as much with random sign.
 //!
 //! That difference only shows where the naive keeps its scores in f32 (logits beyond the input
-//! type's range); elsewhere rounding the scores to the input type dominates. The probe's inputs
-//! were normal f16 values: bf16 and subnormal inputs are modelled the same way, exponents taken at
-//! face value, unmeasured (bf16 scores never overflow their type, so the naive needs the model for
-//! f16 only).
+//! type's range); elsewhere rounding the scores to the input type dominates.
+
+/// A matrix unit's 16-bit input format: where its subnormals start matters to the alignment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Input {
+    F16,
+    Bf16,
+}
+
+impl Input {
+    /// The exponent of the format's smallest normal value; subnormals align as if they had it.
+    pub const fn min_exponent(self) -> i32 {
+        match self {
+            Input::F16 => -14,
+            Input::Bf16 => -126,
+        }
+    }
+}
 
 /// Products per k-step of the matrix units' 16-bit MMAs.
 const K_STEP: usize = 16;
 /// Fraction bits kept below the step's largest exponent.
 const KEPT_BITS: i32 = 25;
 
-/// The dot product of two vectors of 16-bit values (given as f32, exactly) as a matrix unit
+/// The dot product of two vectors of `input` values (given as f32, exactly) as a matrix unit
 /// computes it with an f32 accumulator starting at zero. A length that is not a multiple of 16
 /// is summed as if padded with zeros, as a kernel's tile is.
-pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    dot_accumulate(0.0, a, b)
+pub fn dot(input: Input, a: &[f32], b: &[f32]) -> f32 {
+    dot_accumulate(input, 0.0, a, b)
 }
 
 /// `acc + a . b` as a matrix unit computes it: [`dot()`] with the accumulator starting at
 /// `acc` (an MMA's C operand).
-pub fn dot_accumulate(acc: f32, a: &[f32], b: &[f32]) -> f32 {
+pub fn dot_accumulate(input: Input, acc: f32, a: &[f32], b: &[f32]) -> f32 {
     debug_assert_eq!(a.len(), b.len());
     a.chunks(K_STEP)
         .zip(b.chunks(K_STEP))
-        .fold(acc, |acc, (a16, b16)| step(acc, a16, b16))
+        .fold(acc, |acc, (a16, b16)| step(input, acc, a16, b16))
 }
 
 /// One k-step: `acc + sum(a[k] * b[k])` for up to 16 terms.
-fn step(acc: f32, a: &[f32], b: &[f32]) -> f32 {
+fn step(input: Input, acc: f32, a: &[f32], b: &[f32]) -> f32 {
+    let aligned = |x: f32| exponent(x).max(input.min_exponent());
     let mut products = [0.0f64; K_STEP];
     let mut largest = if acc == 0.0 { i32::MIN } else { exponent(acc) };
     for ((p, &x), &y) in products.iter_mut().zip(a).zip(b) {
         // Exact: 16-bit significands multiply into at most 22 bits.
         *p = f64::from(x) * f64::from(y);
         if *p != 0.0 {
-            largest = largest.max(exponent(x) + exponent(y));
+            largest = largest.max(aligned(x) + aligned(y));
         }
     }
     if largest == i32::MIN {
@@ -92,7 +108,7 @@ mod tests {
         let a: Vec<f32> = (0..40).map(|i| (i % 7) as f32 - 3.0).collect();
         let b: Vec<f32> = (0..40).map(|i| (i % 5) as f32 * 0.5).collect();
         let want: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
-        assert_eq!(dot(&a, &b), want);
+        assert_eq!(dot(Input::F16, &a, &b), want);
     }
 
     #[test]
@@ -103,7 +119,7 @@ mod tests {
         let b = [1.0f32; 16];
         a[0] = 256.0;
         a[1..9].fill(3.0 * 2f32.powi(-18));
-        assert_eq!(dot(&a, &b), 256.0 + 2f32.powi(-14));
+        assert_eq!(dot(Input::F16, &a, &b), 256.0 + 2f32.powi(-14));
     }
 
     #[test]
@@ -114,7 +130,7 @@ mod tests {
         let mut a = [3.0 * 2f32.powi(-26); 16];
         let mut b = [1.0f32; 16];
         (a[0], b[0]) = (1.5, 1.5);
-        assert_eq!(dot(&a, &b), 2.25 + 2f32.powi(-22));
+        assert_eq!(dot(Input::F16, &a, &b), 2.25 + 2f32.powi(-22));
     }
 
     #[test]
@@ -122,9 +138,20 @@ mod tests {
         // 1 + 2^-24 + 2^-25 is between f32 neighbours of 1; rounding would give 1 + 2^-23.
         let a = [1.0f32, 2f32.powi(-24), 2f32.powi(-25)];
         let b = [1.0f32, 1.0, 1.0];
-        assert_eq!(dot(&a, &b), 1.0);
+        assert_eq!(dot(Input::F16, &a, &b), 1.0);
         let negated: Vec<f32> = a.iter().map(|x| -x).collect();
-        assert_eq!(dot(&negated, &b), -1.0);
+        assert_eq!(dot(Input::F16, &negated, &b), -1.0);
+    }
+
+    #[test]
+    fn a_subnormal_input_aligns_at_the_smallest_normal_exponent() {
+        // 2^-20, 2^-16 and 2^-24 are f16 subnormals, each aligned as 2^-14: the step is aligned
+        // at -14 + 0 (quantum 2^-39), so 2^-16 * 2^-24 = 2^-40 is cut. As bf16 values they are
+        // normal, the step is aligned at -20 (quantum 2^-45) and 2^-40 is kept.
+        let a = [2f32.powi(-20), 2f32.powi(-16)];
+        let b = [1.0f32, 2f32.powi(-24)];
+        assert_eq!(dot(Input::F16, &a, &b), 2f32.powi(-20));
+        assert_eq!(dot(Input::Bf16, &a, &b), 2f32.powi(-20) + 2f32.powi(-40));
     }
 
     #[test]
@@ -136,6 +163,6 @@ mod tests {
         a[0] = 1.0;
         a[1] = 2f32.powi(-24);
         a[16] = 2f32.powi(-24);
-        assert_eq!(dot(&a, &b), 1.0);
+        assert_eq!(dot(Input::F16, &a, &b), 1.0);
     }
 }

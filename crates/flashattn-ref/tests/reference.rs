@@ -818,7 +818,7 @@ fn naive_overflow_rows_sum_as_matrix_units_do() {
         TensorRef::new(&k, s),
     );
     let widen = |x: &[f16]| x.iter().map(|v| v.to_f32()).collect::<Vec<_>>();
-    let units = matrix_unit::dot(&widen(&q), &widen(&k));
+    let units = matrix_unit::dot(matrix_unit::Input::F16, &widen(&q), &widen(&k));
     assert_eq!(units, 65536.0 + 3.0 / 128.0);
     assert_eq!(naive.lse[0], f64::from(units));
 }

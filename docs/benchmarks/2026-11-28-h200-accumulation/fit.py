@@ -30,8 +30,10 @@ def model(a, b, c, block, F, expmode, acc_aligned, termround, final):
     A = a[:, :, None, :]  # T M 1 K
     B = b[:, None, :, :]  # T 1 N K
     P = A * B             # exact
-    if expmode == 'sum':
-        EP = ilogb(A) + ilogb(B)
+    if expmode in ('sum', 'sum_emin'):
+        # 'sum_emin': a subnormal input counts as the format's smallest normal exponent
+        emin = EMIN if expmode == 'sum_emin' else -10**6
+        EP = np.maximum(ilogb(A), emin) + np.maximum(ilogb(B), emin)
         EP = np.where(P == 0, -10**6, EP)
     else:
         EP = ilogb(P)
@@ -55,11 +57,16 @@ def model(a, b, c, block, F, expmode, acc_aligned, termround, final):
             acc = to_f32(acc + to_f32(s, final).astype(np.float64), final).astype(np.float64)
     return acc.astype(np.float32)
 
-def run(path, m, n, k, blocks):
-    a, b, c, d = load(path, m, n, k)
+EMIN = -14
+
+
+def run(path, m, n, k, blocks, dtype):
+    global EMIN
+    EMIN = -126 if dtype == 'bf16' else -14
+    a, b, c, d = load(path, m, n, k, dtype)
     res = []
     for block, F, expmode, acc_aligned, termround, final in itertools.product(
-            blocks, range(22, 29), ['sum', 'actual'], [True, False], ['tz', 'floor'], ['rz', 'rn', 'rd']):
+            blocks, range(22, 29), ['sum', 'sum_emin', 'actual'], [True, False], ['tz', 'floor'], ['rz', 'rn', 'rd']):
         got = model(a, b, c, block, F, expmode, acc_aligned, termround, final)
         match = (got.view(np.uint32) == d.view(np.uint32)).mean()
         res.append((match, block, F, expmode, acc_aligned, termround, final))
@@ -70,6 +77,7 @@ def run(path, m, n, k, blocks):
 if __name__ == '__main__':
     # python3 fit.py DIR NAME: NAME.bin in DIR, as accumulation_probe.cu wrote it (mma-positive,
     # mma-signed, wgmma-positive, wgmma-signed); prints the eight models that match most outputs.
+    # (accumulation_dump.cu's NAME-bf16-* dumps hold bf16 inputs)
     folder, which = sys.argv[1], sys.argv[2]
     shape = (16, 16, 16) if which.startswith('mma') else (64, 64, 64)
-    run('%s/%s.bin' % (folder, which), *shape, [4, 8, 16])
+    run('%s/%s.bin' % (folder, which), *shape, [4, 8, 16], 'bf16' if 'bf16' in which else 'f16')
