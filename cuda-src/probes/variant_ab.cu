@@ -20,9 +20,11 @@
 // (its own noise: docs/benchmarks/2026-11-28-h200-walk-loop.md). Printed per variant: median time
 // per call, TFLOP/s, the ratio of its median to the first variant's, the median of the per-round
 // ratios, and the elements of O that differ from the first variant's (for the first: its NaNs).
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -56,6 +58,19 @@ double median(std::vector<double> x) {
 
 bool is_nan(uint16_t x, bool bf16) {
     return bf16 ? (x & 0x7f80) == 0x7f80 && (x & 0x7f) : (x & 0x7c00) == 0x7c00 && (x & 0x3ff);
+}
+
+// A 16-bit element as a float (bf16 is f32's top half; f16 through the hardware conversion).
+float to_float(uint16_t x, bool bf16) {
+    if (bf16) {
+        const uint32_t bits = static_cast<uint32_t>(x) << 16;
+        float f;
+        std::memcpy(&f, &bits, sizeof f);
+        return f;
+    }
+    __half_raw raw;
+    raw.x = x;
+    return __half2float(__half(raw));
 }
 
 }  // namespace
@@ -102,13 +117,21 @@ int main(int argc, char **argv) {
 
         std::vector<uint16_t> first(call.elems), out(call.elems);
         long long differ[kCount] = {};
+        // The largest |O - first's O|: variants that change the order of the arithmetic (another
+        // key width) differ by rounding, a broken one by far more or by NaN (which this shows).
+        float max_diff[kCount] = {};
         for (int v = 0; v < kCount; ++v) {
             PROBE_CHECK(cudaMemset(call.o, 0xff, call.elems * 2));
             launch(v);
             PROBE_CHECK(cudaStreamSynchronize(stream));
             PROBE_CHECK(cudaMemcpy(v == 0 ? first.data() : out.data(), call.o, call.elems * 2, cudaMemcpyDeviceToHost));
-            for (size_t i = 0; i < call.elems; ++i)
+            for (size_t i = 0; i < call.elems; ++i) {
                 differ[v] += v == 0 ? is_nan(first[i], bf16) : first[i] != out[i];
+                if (v > 0 && first[i] != out[i]) {
+                    const float d = std::fabs(to_float(first[i], bf16) - to_float(out[i], bf16));
+                    max_diff[v] = d > max_diff[v] || d != d ? d : max_diff[v];
+                }
+            }
         }
 
         std::vector<cudaGraphExec_t> graphs(kCount);
@@ -144,9 +167,11 @@ int main(int argc, char **argv) {
             std::vector<double> ratios;
             for (int r = 0; r < rounds; ++r) ratios.push_back(us[v][r] / us[0][r]);
             const double p50 = median(us[v]);
-            std::printf("%-16s %-44s p50 %9.2f us  %6.1f TFLOP/s  ratio %.4f  median ratio %.4f  %s %lld\n",
+            std::printf("%-16s %-44s p50 %9.2f us  %6.1f TFLOP/s  ratio %.4f  median ratio %.4f  %s %lld",
                         kVariants[v].name, argv[a], p50, flops / p50 * 1e-6, p50 / first_p50, median(ratios),
                         v == 0 ? "NaN" : "differ", differ[v]);
+            if (v > 0) std::printf(" max |diff| %.3g", max_diff[v]);
+            std::printf("\n");
             if (differ[v] != 0) status = 1;
         }
         std::fflush(stdout);
