@@ -180,8 +180,7 @@ pub const SM90_TILES: &[HopperTile] = &[
     hopper_tile(64, 64, 1, 3),
     hopper_with_score_mods(hopper_tile(64, 128, 1, 2)),
     hopper_tile(64, 128, 1, 3),
-    // The 96-key four-consumer ws tile's fallback (see SM90_WS_TILES), hence its score modifiers.
-    hopper_with_score_mods(hopper_tile(64, 64, 2, 2)),
+    hopper_tile(64, 64, 2, 2),
     hopper_with_score_mods(hopper_tile(64, 128, 2, 2)),
     hopper_with_score_mods(hopper_tile(128, 64, 1, 2)),
     hopper_with_score_mods(hopper_tile(128, 64, 2, 2)),
@@ -194,8 +193,8 @@ pub const SM90_TILES: &[HopperTile] = &[
 ];
 
 /// One configuration of the warp-specialized Hopper kernel (cuda-src/sm90/ws_kernel.cuh): a
-/// producer warpgroup that issues TMA copies and two to four consumer warpgroups of 64 query
-/// rows each (128 to 256 rows per CTA, one CTA per SM), with all three variants (dense, general,
+/// producer warpgroup that issues TMA copies and two or three consumer warpgroups of 64 query
+/// rows each (128 or 192 rows per CTA, one CTA per SM), with all three variants (dense, general,
 /// score modifiers). Calls whose strides a tensor map cannot describe run on its fallback, the
 /// two-warpgroup [`SM90_TILES`] line of the same head dim and key width (64 keys where the width
 /// is not a multiple of 64) with two stages, which must exist with its score-modifier kernel
@@ -203,9 +202,8 @@ pub const SM90_TILES: &[HopperTile] = &[
 pub struct WsTile {
     pub head_dim: u32,
     pub block_n: u32,
-    /// Consumer warpgroups: 2, 3 where S, P and O fit their 160 registers each (head dim 64
-    /// at 128 keys, 128 at 80), or 4 where S and O fit 112 (head dim 64 at 96 keys; P then goes
-    /// through shared memory).
+    /// Consumer warpgroups: 2, or 3 where S, P and O fit their 160 registers each (head dim 64
+    /// at 128 keys, 128 at 80).
     pub consumers: u32,
     pub stages: u32,
 }
@@ -241,16 +239,10 @@ const fn ws_tile(head_dim: u32, block_n: u32, consumers: u32, stages: u32) -> Ws
 /// docs/benchmarks/2026-11-28-h100-d128-three-consumers.md) 2-3% faster at S = 4096 and 16384,
 /// 3-5% on causal S = 4096 and the GQA causal shape, even at S = 2048 (0.96-1.01 over seven
 /// pairs); 1.5-3% slower at S = 8192 (f16: 5%), 1-12% at 512-1024, where a 192-row tile pads the
-/// rows by a ninth. The table and the dispatcher's padding rule decide. Head dim 64 also has a
-/// 256-row CTA: four consumers on 96 keys (S and O fill their 112 registers; P.V reads P from
-/// shared memory). Against the 192-row tile on the lent H200 (2026-11-28,
-/// docs/benchmarks/2026-11-28-h200-four-consumers.md) 11% faster at f16 B4 H16 S512 and 25% at
-/// B2 H16 S1000, where 256-row tiles come to one wave on 132 SMs, and 7-47% slower where they
-/// do not (B8 H16 S512, B4 H8 S512, every long shape): only the tuned tables pick it.
+/// rows by a ninth. The table and the dispatcher's padding rule decide.
 pub const SM90_WS_TILES: &[WsTile] = &[
     ws_tile(64, 128, 2, 4),
     ws_tile(64, 128, 3, 4),
-    ws_tile(64, 96, 4, 4),
     ws_tile(128, 128, 2, 3),
     ws_tile(128, 176, 2, 2),
     ws_tile(128, 80, 3, 4),

@@ -35,7 +35,7 @@ enum TimelineConsumerMark : int {
     kMarkExitNs = 7,       // value: %globaltimer then, ns
     kMarkTurn = 16,        // kMarkTurn + i: the turn of key tile i begins (i < kTimelineTurns)
 };
-constexpr int kTimelineSlots = kMarkConsumer + 4 * kMarkConsumerStride;
+constexpr int kTimelineSlots = kMarkConsumer + 3 * kMarkConsumerStride;
 constexpr int kTimelineTurns = kMarkConsumerStride - kMarkTurn;
 
 #ifdef FLASHATTN_TIMELINE

@@ -67,7 +67,7 @@ FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream);
 template <typename Element_, int kHeadDim_, int kBlockN_, int kConsumers_, int kStages_>
 struct WsTraits {
     using Element = Element_;
-    // An 80-, 96- or 176-key tile falls back to the 64-key one: the cp.async tiles have no such
+    // An 80- or 176-key tile falls back to the 64-key one: the cp.async tiles have no such
     // width.
     using Fallback = FwdTraits<Element_, kHeadDim_, kBlockN_ % 64 == 0 ? kBlockN_ : 64, 2, 2>;
     static constexpr int kHeadDim = kHeadDim_;
@@ -76,17 +76,15 @@ struct WsTraits {
     // Consumer warpgroups. Three put a third computing warp on each scheduler (four warps with the
     // producer's), so one consumer's softmax latency hides under two others' work instead of one;
     // they get 160 registers each instead of 240: S, P and O of 128 keys at head dim 64, of 80 at
-    // 128 (96 keys there spill). Four (head dim 64) get 112: S and O of 96 keys fit, P does not
-    // (128 keys spilled O), so P.V reads P from shared memory, one tile per consumer.
+    // 128 (96 keys there spill).
     static constexpr int kConsumers = kConsumers_;
-    static constexpr bool kPFromSmem = kConsumers == 4;
     static constexpr int kBlockM = 64 * kConsumers;
     static constexpr int kThreads = 128 * (kConsumers + 1);
     static constexpr int kWarps = kThreads / 32;
     // setmaxnreg targets. The CTA keeps the registers it launched with (65536 / kThreads per
-    // thread, rounded down to a multiple of 8: 168 for 384 threads, 128 for 512, 96 for 640), and
-    // the producer's release must leave the consumers' claim within that pool: 128 x 24 + 256 x
-    // 240 for two consumers, 128 x 24 + 384 x 160 for three, 128 x 24 + 512 x 112 for four. (32 for the producer once left two
+    // thread, rounded down to a multiple of 8: 168 for 384 threads, 128 for 512), and the
+    // producer's release must leave the consumers' claim within that pool: 128 x 24 + 256 x 240
+    // for two consumers, 128 x 24 + 384 x 160 for three. (32 for the producer once left two
     // consumers' increase waiting forever.) The persistent kernels spill a few registers: the
     // producer, which walks its CTA's tiles in those 24 (to L1, off the consumers' path), and
     // with three consumers a few per-tile values outside the key loop; the one-tile-per-CTA
@@ -102,21 +100,14 @@ struct WsTraits {
     static constexpr int kPVSteps = kBlockN / 16;
 
     static_assert(kHeadDim == 64 || kHeadDim == 128 || kHeadDim == 256, "the head dims with a fallback tile");
-    static_assert(kBlockN == 64 || kBlockN == 80 || kBlockN == 96 || kBlockN == 128 || kBlockN == 176,
-                  "S is one m64nN wgmma per k16 step");
+    static_assert(kBlockN == 64 || kBlockN == 80 || kBlockN == 128 || kBlockN == 176, "S is one m64nN wgmma per k16 step");
     static_assert(kStages >= 2 && kStages <= 4, "a ring of two to four K/V buffers");
-    static_assert(kConsumers == 2 || (kConsumers == 3 && kHeadDim / 2 + kBlockN * 3 / 4 <= 128) ||
-                      (kConsumers == 4 && kHeadDim == 64 && kBlockN <= 96),
-                  "two consumers, three where S, P and O fit 160 registers (head dim 64 at 128 keys, 128 at "
-                  "80), or four where S and O fit 112 (head dim 64 at 96 keys)");
+    static_assert(kConsumers == 2 || (kConsumers == 3 && kHeadDim / 2 + kBlockN * 3 / 4 <= 128),
+                  "two consumers, or three where S, P and O fit 160 registers (head dim 64 at 128 keys, 128 at 80)");
     static_assert(kConsumers != 2 || kConsumerRegs == 240, "two consumers claim 240 registers");
 
     static constexpr int kQBytes = kBlockM * kHeadDim * static_cast<int>(sizeof(Element));
     static constexpr int kTileBytes = kBlockN * kHeadDim * static_cast<int>(sizeof(Element));
-    // Four consumers' P tiles ([64][kBlockN], K-major like Q), after the K/V ring. Whole 64-column
-    // atoms: the swizzle spreads a row's chunks over all 128 bytes of a partly used last atom.
-    static constexpr int kPTileBytes = 64 * ((kBlockN + 63) / 64 * 64) * static_cast<int>(sizeof(Element));
-    static constexpr int kPBytes = kPFromSmem ? kConsumers * kPTileBytes : 0;
     // A short tile split by keys (ws_kernel.cuh) hands each consumer's partial softmax state
     // (per thread: its kHeadDim / 2 O accumulators, two row maxima, two row sums) to consumer 0
     // through the O tile, one state at a time, ordered by mbarriers: the first consumer's state
@@ -124,10 +115,9 @@ struct WsTraits {
     static constexpr int kStateFloats = kHeadDim / 2 + 4;
     static constexpr bool kStateFitsOTile = kConsumers > 1 && 128 * kStateFloats * 4 <= kQBytes;
     static constexpr int kMergeBarriers = kStateFitsOTile ? 1 + 2 * (kConsumers - 1) : 0;
-    // Q tile (O in the epilogue), [stage] {K tile, V tile}, the P tiles, then the barriers
-    // (ws_kernel.cuh).
+    // Q tile (O in the epilogue), [stage] {K tile, V tile}, then the barriers (ws_kernel.cuh).
     static constexpr int kBarrierBytes = 8 * (3 + 4 * kStages + kMergeBarriers);
-    static constexpr int kSmemBytes = kQBytes + kStages * 2 * kTileBytes + kPBytes + kBarrierBytes;
+    static constexpr int kSmemBytes = kQBytes + kStages * 2 * kTileBytes + kBarrierBytes;
     static constexpr int kSmemLaunchBytes = kSmemBytes + 1024;
     // The persistent kernel must not stage O in Q's buffer, which is the next tile's once this
     // tile's last Q.K^T has read it. Where a tile of its own fits, between the K/V ring and the
@@ -137,9 +127,7 @@ struct WsTraits {
     static constexpr int kOBytes = kQBytes;
     static constexpr bool kSeparateO = kSmemLaunchBytes + kOBytes <= 227 * 1024;
     static constexpr bool kOFromRegisters = !kSeparateO && kHeadDim == 128;
-    // Four consumers do not walk: their walking kernels spilled 180-300 bytes in ptxas, and the
-    // tile is for launches of about one wave (tiles.rs).
-    static constexpr bool kWalks = (kSeparateO || kOFromRegisters) && !kPFromSmem;
+    static constexpr bool kWalks = kSeparateO || kOFromRegisters;
     static constexpr int kPersistentSmemLaunchBytes = kSmemLaunchBytes + (kSeparateO ? kOBytes : 0);
     // With O from registers the walk runs where a tile has at most this many keys, whatever the
     // key tile. The timeline probe (docs/benchmarks/2026-11-28-h100-timeline.md) has the walk's

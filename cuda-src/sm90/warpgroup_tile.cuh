@@ -212,34 +212,6 @@ struct WarpgroupTile {
         wgmma_commit();
     }
 
-    // to_p and issue_pv with P in shared memory (the four-consumer tiles, whose registers hold S
-    // and O but not P): this warpgroup's [64][kBlockN] tile at p_tile, K-major in the 128-byte
-    // swizzle layout like Q, each warp writing its own 16 rows. The tensor cores see the writes
-    // after to_p_smem's async-proxy fence and a barrier of the warpgroup's four warps (the
-    // kernel's next turn); the previous P.V must have completed.
-    __device__ __forceinline__ void to_p_smem(const Scores &acc_s, const RowOffsets &offsets, uint32_t p_tile,
-                                              int lane) {
-        PFrag p_frag;
-        to_p(acc_s, offsets, p_frag);
-        const int matrix = lane / 8;  // stmatrix: lane l addresses row l % 8 of matrix l / 8
-        const int row = warp_row0 - warpgroup * 64 + lane % 8 + (matrix % 2) * 8;
-#pragma unroll
-        for (int kk = 0; kk < Traits::kPVSteps; ++kk)
-            stmatrix_x4(p_tile + sw128_offset(64, row, kk * 2 + matrix / 2), p_frag[kk]);
-        fence_proxy_async();
-    }
-    __device__ __forceinline__ void issue_pv_smem(uint32_t p_tile, uint32_t v_tile) {
-        static_assert(kAtoms == 1, "P from shared memory: head dim 64, one N = 64 wgmma per k16 step");
-        const Sw128Desc p_desc(p_tile, 16, kSwizzleBytes);
-        const Sw128Desc v_desc(v_tile, kBlockN * kAtomRowBytes, kSwizzleBytes);
-        wgmma_fence();
-#pragma unroll
-        for (int kk = 0; kk < Traits::kPVSteps; ++kk)
-            Wgmma<Element>::ss_mn(acc_o[0], p_desc.at((kk / 4) * 64 * kAtomRowBytes + (kk % 4) * 32),
-                                  v_desc.at(kk * 16 * kAtomRowBytes));
-        wgmma_commit();
-    }
-
     // Finish the row sums across the quad, write LSE, and store O normalised and packed into the
     // Q-layout tile at o_tile (this warpgroup's rows only), for the caller to copy out in whole
     // 16-byte chunks.

@@ -80,22 +80,12 @@ __device__ __forceinline__ void hold(T (&r)[N]) {
 // reads through the async proxy, only after this fence in every writing thread and a barrier.
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
-// Four 8x8 matrices of 16-bit elements, held in the mma fragment layout (register i: matrix i,
-// row lane / 4, columns 2 (lane % 4) and the next), to shared memory; lane l gives the address
-// of row l % 8 of matrix l / 8.
-__device__ __forceinline__ void stmatrix_x4(uint32_t addr, const uint32_t (&r)[4]) {
-    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(r[0]), "r"(r[1]),
-                 "r"(r[2]), "r"(r[3])
-                 : "memory");
-}
-
 // The accumulator D[n8 tile][4] of an m64nN wgmma as asm outputs, and its register list text.
 #define FLASHATTN_D_TILE(d, i) "+f"(d[i][0]), "+f"(d[i][1]), "+f"(d[i][2]), "+f"(d[i][3])
 #define FLASHATTN_D64(d)                                                                            \
     FLASHATTN_D_TILE(d, 0), FLASHATTN_D_TILE(d, 1), FLASHATTN_D_TILE(d, 2), FLASHATTN_D_TILE(d, 3), \
         FLASHATTN_D_TILE(d, 4), FLASHATTN_D_TILE(d, 5), FLASHATTN_D_TILE(d, 6), FLASHATTN_D_TILE(d, 7)
 #define FLASHATTN_D80(d) FLASHATTN_D64(d), FLASHATTN_D_TILE(d, 8), FLASHATTN_D_TILE(d, 9)
-#define FLASHATTN_D96(d) FLASHATTN_D80(d), FLASHATTN_D_TILE(d, 10), FLASHATTN_D_TILE(d, 11)
 #define FLASHATTN_D128(d)                                                                              \
     FLASHATTN_D64(d), FLASHATTN_D_TILE(d, 8), FLASHATTN_D_TILE(d, 9), FLASHATTN_D_TILE(d, 10),         \
         FLASHATTN_D_TILE(d, 11), FLASHATTN_D_TILE(d, 12), FLASHATTN_D_TILE(d, 13), FLASHATTN_D_TILE(d, 14), \
@@ -110,10 +100,6 @@ __device__ __forceinline__ void stmatrix_x4(uint32_t addr, const uint32_t (&r)[4
     "{" "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
     "%32, %33, %34, %35, %36, %37, %38, %39" "}"
-#define FLASHATTN_D96_REGS \
-    "{" "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
-    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47" "}"
 #define FLASHATTN_D176_REGS \
     "{" \
     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
@@ -128,9 +114,9 @@ __device__ __forceinline__ void stmatrix_x4(uint32_t addr, const uint32_t (&r)[4
     "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
     "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63" "}"
 
-// The warpgroup MMAs of the kernel, fp32 accumulate, for one 16-bit element type:
+// The two warpgroup MMAs of the kernel, fp32 accumulate, for one 16-bit element type:
 // - ss: D[64 x N] (+)= A[64 x 16] . B[16 x N] with both operands K-major in shared memory (Q and
-//   K for S = Q K^T); N = 64, 80, 96, 128 or 176, from the size of D. Q is not a register operand: one that
+//   K for S = Q K^T); N = 64, 80, 128 or 176, from the size of D. Q is not a register operand: one that
 //   stayed live across loop trips had its registers handed to other values by ptxas inside
 //   the loop.
 // - rs: D[64 x N] += A[64 x 16] . B[16 x N] with A from registers and B MN-major (stored K
@@ -138,8 +124,6 @@ __device__ __forceinline__ void stmatrix_x4(uint32_t addr, const uint32_t (&r)[4
 //   replaces two N = 64 halves for head dim 128: half the MMA instructions for the same work,
 //   which frees issue slots for the softmax (the B descriptor's leading offset steps from one
 //   64-column atom of V to the next).
-// - ss_mn: rs with A K-major in shared memory instead (P.V of the four-consumer tiles, whose P
-//   waits there); N = 64.
 // Warp w of the warpgroup owns rows 16w..16w+15; per warp, A and D have exactly the register
 // layout of mma.sync m16n8k16 (A) and of N / 8 m16n8 C fragments side by side (D[n8 tile][4]),
 // so the S accumulator packs into P's A operand with no data movement.
@@ -165,14 +149,6 @@ struct Wgmma;
                          : FLASHATTN_D80(d)                                                                     \
                          : "l"(a_desc), "l"(b_desc), "r"(static_cast<int>(accumulate)));                        \
         }                                                                                                       \
-        __device__ __forceinline__ static void ss(float (&d)[12][4], uint64_t a_desc, uint64_t b_desc,         \
-                                                  bool accumulate) {                                            \
-            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n"                                          \
-                         "wgmma.mma_async.sync.aligned.m64n96k16.f32." PTX_TYPE "." PTX_TYPE " "                 \
-                         FLASHATTN_D96_REGS ", %48, %49, p, 1, 1, 0, 0;\n}\n"                                    \
-                         : FLASHATTN_D96(d)                                                                     \
-                         : "l"(a_desc), "l"(b_desc), "r"(static_cast<int>(accumulate)));                        \
-        }                                                                                                       \
         __device__ __forceinline__ static void ss(float (&d)[16][4], uint64_t a_desc, uint64_t b_desc,         \
                                                   bool accumulate) {                                            \
             asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                          \
@@ -188,13 +164,6 @@ struct Wgmma;
                          FLASHATTN_D176_REGS ", %88, %89, p, 1, 1, 0, 0;\n}\n"                                   \
                          : FLASHATTN_D176(d)                                                                    \
                          : "l"(a_desc), "l"(b_desc), "r"(static_cast<int>(accumulate)));                        \
-        }                                                                                                       \
-        __device__ __forceinline__ static void ss_mn(float (&d)[8][4], uint64_t a_desc, uint64_t b_desc) {    \
-            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                          \
-                         "wgmma.mma_async.sync.aligned.m64n64k16.f32." PTX_TYPE "." PTX_TYPE " "                 \
-                         FLASHATTN_D64_REGS ", %32, %33, p, 1, 1, 0, 1;\n}\n"                                    \
-                         : FLASHATTN_D64(d)                                                                     \
-                         : "l"(a_desc), "l"(b_desc), "r"(1));                                                   \
         }                                                                                                       \
         __device__ __forceinline__ static void rs(float (&d)[8][4], const uint32_t (&a)[4], uint64_t b_desc) { \
             asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"                                          \
@@ -218,12 +187,10 @@ FLASHATTN_WGMMA(__nv_bfloat16, "bf16")
 #undef FLASHATTN_D_TILE
 #undef FLASHATTN_D64
 #undef FLASHATTN_D80
-#undef FLASHATTN_D96
 #undef FLASHATTN_D128
 #undef FLASHATTN_D176
 #undef FLASHATTN_D64_REGS
 #undef FLASHATTN_D80_REGS
-#undef FLASHATTN_D96_REGS
 #undef FLASHATTN_D128_REGS
 #undef FLASHATTN_D176_REGS
 

@@ -13,7 +13,7 @@
 // its Q land while this tile's last key tiles and epilogue run (Q's buffer is released ahead of
 // the tile's last P.V, so O needs a shared-memory tile of its own, WsTraits::kSeparateO, or
 // leaves from registers, WsTraits::kOFromRegisters). Compiled for every variant of the tiles
-// at head dims 64 and 128 but the four-consumer one (WsTraits::kWalks), launched where a call has more tiles than SMs and the tiles are
+// at head dims 64 and 128, launched where a call has more tiles than SMs and the tiles are
 // equally long (not causal, no window, one dense batch: score modifiers and sinks are fine),
 // and at head dim 128 only up to WsTraits::kWalkMaxKeys keys. Without it the kernel
 // computes one tile per CTA, the same code with the walk compiled away.
@@ -132,19 +132,16 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     auto v_smem = [&](int stage) { return k_smem(stage) + Traits::kTileBytes; };
     // O is staged in its own tile after the ring (persistent, where it fits), else in the Q tile.
     constexpr bool kOTile = kPersistent && Traits::kSeparateO;
-    // Four consumers: each one's P tile (WsTraits::kPFromSmem), after the ring.
-    const uint32_t p_smem = k_smem(kStages);
-    const uint32_t o_smem = kOTile ? p_smem + Traits::kPBytes : q_smem;
-    // Where a short tile is split by keys (split_tile; the merge's slot is the O tile). Not with P
-    // in shared memory: split_tile keeps P in registers, which four consumers do not have.
-    constexpr bool kSplitShortTiles = kOTile && Traits::kStateFitsOTile && !Traits::kPFromSmem;
+    const uint32_t o_smem = kOTile ? k_smem(kStages) : q_smem;
+    // Where a short tile is split by keys (split_tile; the merge's slot is the O tile).
+    constexpr bool kSplitShortTiles = kOTile && Traits::kStateFitsOTile;
     // Barriers: Q landed and Q read by every consumer warp; per stage, K landed, V landed, K
     // read and V read by every consumer warp; the first key tile's V with its tail zeroed
     // (varlen). K and V are released apart because Q.K^T of a key tile is done a whole turn
     // before its P.V: with one release for both, the K that refills a buffer started loading
     // only when the tensor cores were about to need it (two buffers at head dim 256 left a TMA
     // latency of idle tensor cores in every turn).
-    const uint32_t barriers = p_smem + Traits::kPBytes + (kOTile ? Traits::kOBytes : 0);
+    const uint32_t barriers = k_smem(kStages) + (kOTile ? Traits::kOBytes : 0);
     const uint32_t q_full = barriers;
     const uint32_t q_empty = barriers + 8;
     auto k_full = [&](int stage) { return barriers + 8 * (2 + stage); };
@@ -304,11 +301,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // take as long as the exponentials or longer, plain, causal and sink calls 2-4% faster; at
     // head dim 64, where the special-function unit is the tighter one and shared with the other
     // consumers' softmax, 3-4% slower with three consumers, but with two 1.2-1.5% faster on the
-    // seed shape the tables give that tile (docs/benchmarks/2026-11-28-h200-four-consumers.md);
-    // with softcap or ALiBi, whose per-score work precedes the exponentials, 1.5-4.5% slower.
-    // Four consumers (P from shared memory) never: P's tile is free only once P.V has completed.
+    // one seed shape the H200 table gives that tile, f16 B4 H8 S512 (the variant probe, twice:
+    // docs/benchmarks/2026-11-28-h200-four-consumers.md); with softcap or ALiBi, whose per-score
+    // work precedes the exponentials, 1.5-4.5% slower.
     constexpr bool kExpUnderPV = (Traits::kHeadDim >= 128 || Traits::kConsumers == 2) && !F::kScoreMod;
-    static_assert(!kExpUnderPV || !Traits::kPFromSmem);
     // Persistent: Q's buffer is the next tile's once the tile's last Q.K^T has read it. The
     // consumers release it right after that Q.K^T, inside the key loop, or after the loop, a
     // softmax later, which is where the walks with O from registers (head dim 128) run faster:
@@ -532,21 +528,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         arrive_warp(k_empty(stage_of(0)));
         if (kPersistent && !kReleaseQAfterLoop && n_blocks == 1) arrive_warp(q_empty);
         typename Tile::RowOffsets offsets = wg.update_max(acc_s, p, tile.key0(0));
-        // P into registers, or into this consumer's shared-memory tile, and the P.V that reads it.
-        const uint32_t p_tile = p_smem + consumer * Traits::kPTileBytes;
-        auto make_p = [&] {
-            if constexpr (Traits::kPFromSmem)
-                wg.to_p_smem(acc_s, offsets, p_tile, lane);
-            else
-                wg.to_p(acc_s, offsets, p_frag);
-        };
-        auto issue_pv = [&](uint32_t v_tile) {
-            if constexpr (Traits::kPFromSmem)
-                wg.issue_pv_smem(p_tile, v_tile);
-            else
-                wg.issue_pv(p_frag, v_tile);
-        };
-        make_p();
+        wg.to_p(acc_s, offsets, p_frag);
         for (int iter = 1; iter < n_blocks; ++iter) {
             barrier_wait(k_full(stage_of(iter)), parity_of(iter));
             begin_turn();
@@ -555,7 +537,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             wg.rescale_o(offsets);
             hold(wg.acc_o);
             wait_v(iter - 1);
-            issue_pv(v_smem(stage_of(iter - 1)));
+            wg.issue_pv(p_frag, v_smem(stage_of(iter - 1)));
             end_turn(false);
             wgmma_wait<1>();  // S; P.V of the previous tile may still run
             hold(acc_s);
@@ -565,13 +547,12 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             if constexpr (kExpUnderPV) wg.exponentiate_in_place(acc_s, offsets);
             wgmma_wait<0>();
             hold(wg.acc_o);
-            // (Pinning P's registers where it has none would keep 32 of them alive for nothing.)
-            if constexpr (!Traits::kPFromSmem) hold(p_frag);
+            hold(p_frag);
             arrive_warp(v_empty(stage_of(iter - 1)));
             if constexpr (kExpUnderPV)
                 wg.pack_p(acc_s, p_frag);
             else
-                make_p();
+                wg.to_p(acc_s, offsets, p_frag);
         }
         // The previous tile's TMA store has read the O rows this tile's finish rewrites; waited
         // for here, long after it was issued, and ahead of the turn that orders the finish.
@@ -582,7 +563,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         wg.rescale_o(offsets);
         hold(wg.acc_o);
         wait_v(n_blocks - 1);
-        issue_pv(v_smem(stage_of(n_blocks - 1)));
+        wg.issue_pv(p_frag, v_smem(stage_of(n_blocks - 1)));
         end_turn(true);
         wgmma_wait<0>();
         hold(wg.acc_o);

@@ -543,17 +543,6 @@ fn no_config_error(params: &AttentionParams, dtype: DType, device: &DeviceFacts)
 /// dims). When no plain tile fills the GPU, the split-KV tiles count each warp group's key walk
 /// as a unit of parallel work and the one closest to two units per SM wins, taller tiles first
 /// (less K/V traffic per query row). One-warp tiles are never chosen automatically.
-/// The configurations the built-in rule chooses among: every one but the four-consumer 256-row
-/// tile, which only the tuned tables pick (on the lent H200 11-25% faster than the 192-row tile
-/// where its tiles come to about one wave, 7-47% slower elsewhere, long shapes included:
-/// docs/benchmarks/2026-11-28-h200-four-consumers.md).
-fn rule_candidates(
-    dtype: DType,
-    head_dim: usize,
-) -> impl Iterator<Item = &'static KernelConfig> {
-    candidates(dtype, head_dim).filter(|c| c.block_m <= 192)
-}
-
 pub(crate) fn auto_config(
     params: &AttentionParams,
     dtype: DType,
@@ -563,11 +552,11 @@ pub(crate) fn auto_config(
     // No allocation: this runs on every launch. One-warp tiles only when nothing else exists.
     // With softcap or ALiBi only the tiles compiled with score modifiers count.
     let runnable = |c: &&KernelConfig| device.can_run(c) && (c.score_mods || !score_mods);
-    let multi_warp = rule_candidates(dtype, params.head_dim)
+    let multi_warp = candidates(dtype, params.head_dim)
         .filter(runnable)
         .any(|c| c.warps > 1);
     let pool = || {
-        rule_candidates(dtype, params.head_dim)
+        candidates(dtype, params.head_dim)
             .filter(runnable)
             .filter(move |c| c.warps > 1 || !multi_warp)
     };
@@ -837,7 +826,7 @@ mod tests {
         let h100 = DeviceFacts::new("H100", 132, 90, 227 * 1024);
         for dtype in [DType::F16, DType::BF16] {
             for d in crate::compiled_head_dims(dtype) {
-                let tallest = rule_candidates(dtype, d).map(|c| c.block_m).max().unwrap();
+                let tallest = candidates(dtype, d).map(|c| c.block_m).max().unwrap();
                 // A large problem: the tallest tile already gives every SM two CTAs.
                 let big = AttentionParams::new(8, 8192, 8192, 16, d);
                 let c = auto_config(&big, dtype, &h100, false).unwrap();
@@ -846,7 +835,7 @@ mod tests {
                 // Where this build has a warp-specialized tile of that height (90a built), it
                 // takes the large problem, with or without score modifiers; an sm_80 device never
                 // gets it.
-                let ws_here = rule_candidates(dtype, d)
+                let ws_here = candidates(dtype, d)
                     .any(|c| c.warp_specialized() && c.block_m == tallest && h100.can_run(c));
                 assert_eq!(c.warp_specialized(), ws_here, "{dtype} d{d}: {}", c.name);
                 if ws_here {
@@ -865,14 +854,14 @@ mod tests {
                 let units = |c: &KernelConfig| {
                     512usize.div_ceil(c.block_m) * 8 * c.kv_splits.min(512usize.div_ceil(c.block_n))
                 };
-                let most_plain = rule_candidates(dtype, d)
+                let most_plain = candidates(dtype, d)
                     .filter(|c| c.warps > 1 && c.kv_splits == 1)
                     .map(units)
                     .max()
                     .unwrap();
                 assert!(units(c) >= most_plain.min(264), "{dtype} d{d}: {}", c.name);
                 assert!(c.warps > 1);
-                if rule_candidates(dtype, d).any(|c| c.kv_splits > 1) {
+                if candidates(dtype, d).any(|c| c.kv_splits > 1) {
                     assert!(c.kv_splits > 1, "{dtype} d{d}: {}", c.name);
                 }
                 // Nothing runs below the configurations' minimum compute capability.
@@ -888,7 +877,7 @@ mod tests {
         for dtype in [DType::F16, DType::BF16] {
             for d in crate::compiled_head_dims(dtype) {
                 let runs = |c: &&KernelConfig| h100.can_run(c) && c.kv_splits == 1;
-                if !rule_candidates(dtype, d).filter(runs).any(|c| c.block_m == 192) {
+                if !candidates(dtype, d).filter(runs).any(|c| c.block_m == 192) {
                     continue; // no three-consumer tile at this head dim in this build
                 }
                 // 2048 rows: 11 tiles of 192, 64 rows of padding (1/32).
@@ -912,7 +901,7 @@ mod tests {
         for dtype in [DType::F16, DType::BF16] {
             for d in crate::compiled_head_dims(dtype) {
                 let ws =
-                    || rule_candidates(dtype, d).filter(|c| c.warp_specialized() && h100.can_run(c));
+                    || candidates(dtype, d).filter(|c| c.warp_specialized() && h100.can_run(c));
                 let Some(tallest) = ws().map(|c| c.block_m).max() else {
                     continue; // no sm_90a tiles in this build
                 };

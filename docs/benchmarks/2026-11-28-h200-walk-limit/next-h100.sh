@@ -2,13 +2,15 @@
 # For the next session lent an H100 (not run yet): what the H200 sessions changed since the H100
 # was last measured (d30b9b4): the head-dim-128 walk releasing Q after its key loop (77c7394),
 # walking up to 4,096 keys on every tile (5468a4c), short tiles split by keys in the 192-row
-# head-dim-64 walk (006564d; its merge's hand-overs are mbarriers). Here first:
+# head-dim-64 walk (006564d; its merge's hand-overs are mbarriers), the two-consumer head-dim-64
+# tiles' exponentials under their own P.V (the seed suite is tuned too, for the rows on that tile).
+# Here first:
 #   FLASHATTN_CUDA_ARCHS=90a scripts/gpu-pack.sh                          # dist/gpu.txz of main
 #   git worktree add --detach /tmp/old d30b9b4 && (cd /tmp/old && FLASHATTN_CUDA_ARCHS=90a scripts/gpu-pack.sh) \
 #     && xz -c /tmp/old/dist/gpu/bin/flashattn-bench > dist/main-bench-d30b9b4.xz
 # Then on the H100, from the checkout root (about 13 minutes of device time): the GPU tests, a fuzz
-# run and ws_short_last_tiles under the three sanitizers; an A/B against d30b9b4 over the long and
-# masks suites; the tuner over the long suite against the
+# run and ws_short_last_tiles under the three sanitizers; an A/B against d30b9b4 over the seed, long and
+# masks suites; the tuner over the seed and long suites against the
 # H100 table and the rule; the seed and long suites beside SDPA with the tuned rows (copy them
 # into crates/flashattn/dispatch/ where both repetitions agree).
 set -uo pipefail
@@ -17,9 +19,9 @@ mkdir -p "$o"
 [ -d dist/gpu/bin ] || tar -xJf dist/gpu.txz -C dist
 OUT=$o/tests FUZZ_ARGS='--cases 200 --seed 601' scripts/gpu-run.sh tests fuzz > "$o/tests-run.log" 2>&1
 OUT=$o/san SANITIZE_TEST=ws_short_last_tiles SANITIZER_LIMIT=150 scripts/gpu-run.sh test-sanitizer > "$o/san-run.log" 2>&1
-OUT=$o/ab AB_OLD=dist/main-bench-d30b9b4.xz AB_REPS=2 AB_ARGS='--suite long,masks --modes graph --iters 30' \
+OUT=$o/ab AB_OLD=dist/main-bench-d30b9b4.xz AB_REPS=2 AB_ARGS='--suite seed,long,masks --modes graph --iters 30' \
   scripts/gpu-run.sh ab > "$o/ab-run.log" 2>&1
-OUT=$o/tune TUNE_ARGS='--suite long --iters 20' AB_REPS=2 TUNED_AB_ARGS='--suite long --modes graph --iters 30' \
+OUT=$o/tune TUNE_ARGS='--suite seed,long --iters 20' AB_REPS=2 TUNED_AB_ARGS='--suite seed,long --modes graph --iters 30' \
   scripts/gpu-run.sh tune tuned-ab > "$o/tune-run.log" 2>&1
 OUT=$o/bench FLASHATTN_DISPATCH=$o/tune/dispatch.tsv BENCH_ARGS='run --suite seed,long --modes graph --iters 50' \
   scripts/gpu-run.sh bench > "$o/bench-run.log" 2>&1
