@@ -116,7 +116,8 @@ struct WsTraits {
     static constexpr bool kStateFitsOTile = kConsumers > 1 && 128 * kStateFloats * 4 <= kQBytes;
     static constexpr int kMergeBarriers = kStateFitsOTile ? 1 + 2 * (kConsumers - 1) : 0;
     // Q tile (O in the epilogue), [stage] {K tile, V tile}, then the barriers (ws_kernel.cuh).
-    static constexpr int kBarrierBytes = 8 * (3 + 4 * kStages + kMergeBarriers);
+    // (The last two: the persistent head-dim-64 walk's second Q buffer, ws_kernel.cuh.)
+    static constexpr int kBarrierBytes = 8 * (3 + 4 * kStages + kMergeBarriers + 2);
     static constexpr int kSmemBytes = kQBytes + kStages * 2 * kTileBytes + kBarrierBytes;
     static constexpr int kSmemLaunchBytes = kSmemBytes + 1024;
     // The persistent kernel must not stage O in Q's buffer, which is the next tile's once this
@@ -128,7 +129,16 @@ struct WsTraits {
     static constexpr bool kSeparateO = kSmemLaunchBytes + kOBytes <= 227 * 1024;
     static constexpr bool kOFromRegisters = !kSeparateO && kHeadDim == 128;
     static constexpr bool kWalks = kSeparateO || kOFromRegisters;
-    static constexpr int kPersistentSmemLaunchBytes = kSmemLaunchBytes + (kSeparateO ? kOBytes : 0);
+    // The two-consumer walk with O's own tile takes each tile's first Q.K^T in the turn of the
+    // previous tile's last P.V (ws_kernel.cuh, kAhead), so the next tile's Q must have landed by
+    // then: a second Q buffer, after the O tile. Measured on the lent H200 against one buffer
+    // and the tile's own first turn (docs/benchmarks/2026-11-28-h200-four-consumers.md): bf16
+    // B16 H32 S1024 7% faster, f16 B8 H16 S512 3%; with three consumers, whose 160 registers
+    // then spill around the tile boundary, 2-15% slower, so those keep the tile's own turn.
+    static constexpr int kPersistentQBuffers = kSeparateO && kConsumers == 2 ? 2 : 1;
+    static constexpr int kPersistentSmemLaunchBytes =
+        kSmemLaunchBytes + (kSeparateO ? kOBytes : 0) + (kPersistentQBuffers - 1) * kQBytes;
+    static_assert(kPersistentSmemLaunchBytes <= 227 * 1024, "the walk's tiles do not fit in shared memory");
     // With O from registers the walk runs where a tile has at most this many keys, whatever the
     // key tile. The timeline probe (docs/benchmarks/2026-11-28-h100-timeline.md) has the walk's
     // tile boundary about 1.7 us shorter than a new CTA's, but its key tiles 5-9% slower, turn for

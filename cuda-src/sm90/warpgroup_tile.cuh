@@ -78,7 +78,12 @@ struct WarpgroupTile {
     // S = Q K^T for the key tile at shared address k_tile: [64, kBlockN] for this warpgroup,
     // both operands K-major; a k16 step is 32 bytes along the swizzled row, or the next atom.
     __device__ __forceinline__ void issue_qk(Scores &acc_s, uint32_t q_tile, uint32_t k_tile) const {
-        const Sw128Desc q_desc(q_tile + warpgroup * 64 * kAtomRowBytes, 16, kSwizzleBytes);
+        issue_qk(warpgroup, acc_s, q_tile, k_tile);
+    }
+    // The same for the rows of warpgroup `rows_of`, with no tile at hand (the ws kernel's walk
+    // issues a tile's first Q.K^T ahead of it).
+    static __device__ __forceinline__ void issue_qk(int rows_of, Scores &acc_s, uint32_t q_tile, uint32_t k_tile) {
+        const Sw128Desc q_desc(q_tile + rows_of * 64 * kAtomRowBytes, 16, kSwizzleBytes);
         const Sw128Desc k_desc(k_tile, 16, kSwizzleBytes);
         wgmma_fence();
 #pragma unroll

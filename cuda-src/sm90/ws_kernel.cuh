@@ -88,6 +88,15 @@ __device__ __forceinline__ void zero_v_tail(uint32_t tile, int valid_rows, int l
     fence_proxy_async();
 }
 
+// a where kFirst, else b (a reference chosen at compile time).
+template <bool kFirst, typename T>
+__device__ __forceinline__ T &first_if(T &a, T &b) {
+    if constexpr (kFirst)
+        return a;
+    else
+        return b;
+}
+
 // What both roles derive from a tile: its work and its key walk, from the last key tile down as
 // in fwd_kernel.cuh (masked tiles first).
 template <typename Traits, typename F>
@@ -135,15 +144,26 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     const uint32_t o_smem = kOTile ? k_smem(kStages) : q_smem;
     // Where a short tile is split by keys (split_tile; the merge's slot is the O tile).
     constexpr bool kSplitShortTiles = kOTile && Traits::kStateFitsOTile;
+    // The two-consumer head-dim-64 walk issues each tile's first Q.K^T ahead of it (kAhead, below),
+    // with two Q buffers (WsTraits::kPersistentQBuffers): the second after the O tile, tile t in
+    // buffer t % 2 (its (t / 2)-th use), each buffer with its own pair of barriers.
+    constexpr int kQBuffers = kPersistent ? Traits::kPersistentQBuffers : 1;
+    constexpr bool kAhead = kQBuffers == 2;
+    static_assert(!kAhead || kOTile);
     // Barriers: Q landed and Q read by every consumer warp; per stage, K landed, V landed, K
     // read and V read by every consumer warp; the first key tile's V with its tail zeroed
     // (varlen). K and V are released apart because Q.K^T of a key tile is done a whole turn
     // before its P.V: with one release for both, the K that refills a buffer started loading
     // only when the tensor cores were about to need it (two buffers at head dim 256 left a TMA
     // latency of idle tensor cores in every turn).
-    const uint32_t barriers = k_smem(kStages) + (kOTile ? Traits::kOBytes : 0);
+    const uint32_t barriers = k_smem(kStages) + (kOTile ? Traits::kOBytes : 0) + (kAhead ? Traits::kQBytes : 0);
     const uint32_t q_full = barriers;
     const uint32_t q_empty = barriers + 8;
+    const uint32_t q_extra = barriers + 8 * (3 + 4 * kStages + Traits::kMergeBarriers);  // buffer 1's pair
+    auto q_smem_of = [&](int tt) { return kQBuffers == 2 && (tt & 1) ? k_smem(kStages) + Traits::kOBytes : q_smem; };
+    auto q_full_of = [&](int tt) { return kQBuffers == 2 && (tt & 1) ? q_extra : q_full; };
+    auto q_empty_of = [&](int tt) { return kQBuffers == 2 && (tt & 1) ? q_extra + 8 : q_empty; };
+    auto q_parity = [](int tt) { return static_cast<uint32_t>((tt / kQBuffers) & 1); };
     auto k_full = [&](int stage) { return barriers + 8 * (2 + stage); };
     auto v_full = [&](int stage) { return barriers + 8 * (2 + kStages + stage); };
     auto k_empty = [&](int stage) { return barriers + 8 * (2 + 2 * kStages + stage); };
@@ -188,6 +208,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     if (threadIdx.x == 0) {
         barrier_init(q_full, 1);
         barrier_init(q_empty, 4 * Traits::kConsumers);  // one arrival per consumer warp
+        if (kQBuffers == 2) {
+            barrier_init(q_full_of(1), 1);
+            barrier_init(q_empty_of(1), 4 * Traits::kConsumers);
+        }
         for (int s = 0; s < kStages; ++s) {
             barrier_init(k_full(s), 1);
             barrier_init(v_full(s), 1);
@@ -239,12 +263,13 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                 const int before_q = t > 0 ? 1 : 0;
                 if (t > 0) {
                     load_kv(0);
-                    barrier_wait(q_empty, (t - 1) & 1);
+                    // The buffer's previous use: with two, two tiles back.
+                    if (t >= kQBuffers) barrier_wait(q_empty_of(t), (t / kQBuffers - 1) & 1);
                 }
-                barrier_arrive_expect_tx(q_full, Traits::kQBytes);
+                barrier_arrive_expect_tx(q_full_of(t), Traits::kQBytes);
 #pragma unroll
                 for (int a = 0; a < kAtoms; ++a)
-                    tma_load_4d(q_smem + a * kBlockM * kAtomRowBytes, &args.q, q_full, a * 64,
+                    tma_load_4d(q_smem_of(t) + a * kBlockM * kAtomRowBytes, &args.q, q_full_of(t), a * 64,
                                 tile.work.q_first + tile.work.row_begin, head, tile.batch_coord);
                 timeline_mark(t, kMarkQIssued);
                 timeline_value(t, kMarkTile, 1 + tile.work.row_begin + (1ull << 24) * (head + (1ull << 16) * tile.batch_coord));
@@ -335,22 +360,53 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // phase and free it under the other consumers' reads. A loop of its own rather than branches
     // around the computing loop's wgmmas: a wgmma skipped by a branch inside the pipeline makes
     // ptxas serialize every wgmma of the kernel (C7515, seen on this change's first try).
+    // kAhead: a tile's first Q.K^T goes out in the turn of the previous tile's last P.V (the
+    // CTA's first tile's in a turn of its own, before the walk), and the previous tile's finish
+    // runs under it instead of between the two tiles' tensor-core work; each tile then takes one
+    // turn fewer, the last one shared. Every path issues it, a passing or split tile too (its S
+    // unused, retired before the tile's own work), and each branch ends its own turn: a Q.K^T
+    // issued on some paths only, or retired on some only, made ptxas serialize every wgmma of the
+    // kernel (C7515, tried on the way here). The launcher walks only calls with keys, so no walked
+    // tile is skipped.
+    Scores ahead_s;  // kAhead: S of a tile's first key tile, issued before the tile
+    // Tile tt's first Q.K^T, its first key tile the ring's kk-th, within a turn taken by the caller.
+    auto issue_next_in_turn = [&](int tt, int kk) {
+        barrier_wait(q_full_of(tt), q_parity(tt));
+        barrier_wait(k_full(kk % kStages), parity(kk));
+        Tile::issue_qk(consumer, ahead_s, q_smem_of(tt), k_smem(kk % kStages));
+    };
+    // The same in a turn of its own.
+    auto issue_first = [&](int tt, int kk) {
+        barrier_wait(q_full_of(tt), q_parity(tt));
+        barrier_wait(k_full(kk % kStages), parity(kk));
+        begin_turn();
+        Tile::issue_qk(consumer, ahead_s, q_smem_of(tt), k_smem(kk % kStages));
+        end_turn(false);
+    };
     auto pass_tile = [&](int n_blocks, auto stage_of, auto parity_of, auto wait_v) {
-        barrier_wait(q_full, t & 1);
+        barrier_wait(q_full_of(t), q_parity(t));
+        if constexpr (kAhead) {
+            wgmma_wait<0>();  // the first Q.K^T issued ahead, with the first turn
+            hold(ahead_s);
+        }
         for (int i = 0; i < n_blocks; ++i) {
             barrier_wait(k_full(stage_of(i)), parity_of(i));
-            begin_turn();
-            end_turn(false);
+            if (!kAhead || i > 0) {
+                begin_turn();
+                end_turn(false);
+            }
             arrive_warp(k_empty(stage_of(i)));
-            if (kPersistent && !kReleaseQAfterLoop && i == n_blocks - 1) arrive_warp(q_empty);
+            if (kPersistent && !kReleaseQAfterLoop && i == n_blocks - 1) arrive_warp(q_empty_of(t));
             if (i > 0) {
                 wait_v(i - 1);
                 arrive_warp(v_empty(stage_of(i - 1)));
             }
         }
-        if (kPersistent && kReleaseQAfterLoop) arrive_warp(q_empty);
-        begin_turn();
-        end_turn(true);
+        if (kPersistent && kReleaseQAfterLoop) arrive_warp(q_empty_of(t));
+        if constexpr (!kAhead) {  // kAhead: the last turn is the walk's, with the next tile's Q.K^T
+            begin_turn();
+            end_turn(true);
+        }
         if (kPersistent) {
             wait_v(n_blocks - 1);
             arrive_warp(v_empty(stage_of(n_blocks - 1)));
@@ -376,15 +432,20 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     constexpr int kStateFloats = Traits::kStateFloats;
     int splits = 0;  // split tiles merged so far: each merge barrier completes once per split tile
     auto split_tile = [&](Tile &wg, int n_blocks, auto stage_of, auto parity_of, auto wait_v) {
-        barrier_wait(q_full, t & 1);
-        begin_turn();
-        end_turn(true);
+        barrier_wait(q_full_of(t), q_parity(t));
+        if constexpr (kAhead) {
+            wgmma_wait<0>();  // the first Q.K^T issued ahead, with the turn
+            hold(ahead_s);
+        } else {
+            begin_turn();
+            end_turn(true);
+        }
         Scores acc_s;
         PFrag p_frag;
         for (int i = 0; i < n_blocks; ++i) {
             barrier_wait(k_full(stage_of(i)), parity_of(i));
             if (i % Traits::kConsumers == consumer) {
-                wg.issue_qk(acc_s, q_smem, k_smem(stage_of(i)));
+                wg.issue_qk(acc_s, q_smem_of(t), k_smem(stage_of(i)));
                 wgmma_wait<0>();
                 hold(acc_s);
                 arrive_warp(k_empty(stage_of(i)));
@@ -400,7 +461,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             }
             arrive_warp(v_empty(stage_of(i)));
         }
-        arrive_warp(q_empty);  // compiled into the persistent walk only (kSplitShortTiles)
+        arrive_warp(q_empty_of(t));  // compiled into the persistent walk only (kSplitShortTiles)
         // The merge. Element e of thread j's state sits at float e * 128 + j of the slot. The
         // hand-overs are mbarriers, each thread arriving: compute-sanitizer's racecheck loses the
         // order of a bar.sync of all consumers once the turn ring's bar.arrive is in the kernel
@@ -480,9 +541,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         mark(t, kMarkStoreIssued);
     };
 
+    if constexpr (kAhead) issue_first(0, 0);
     do {
         const Work &work = tile.work;
-        if (work.skipped()) {
+        if (!kAhead && work.skipped()) {
             work.template write_fully_masked<Traits::kChunksPerRow>(p, threadIdx.x - 128, 128 * Traits::kConsumers);
             continue;
         }
@@ -503,6 +565,11 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                 if (consumer == 0) send_o(wg, work);
                 kv += n_blocks;
                 ++t;
+                if constexpr (kAhead) {
+                    if (!schedule.next(p)) break;
+                    issue_first(t, kv);
+                    tile = WsTile<Traits, F>(p, schedule.template coords<Work>(p, args.deal), packed);
+                }
                 continue;
             }
         }
@@ -510,30 +577,44 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             pass_tile(n_blocks, stage_of, parity_of, wait_v);
             kv += n_blocks;
             ++t;
+            if constexpr (kAhead) {
+                begin_turn();  // the tile's last turn, with the next tile's first Q.K^T
+                if (schedule.next(p)) {
+                    issue_next_in_turn(t, kv);
+                    end_turn(false);
+                    tile = WsTile<Traits, F>(p, schedule.template coords<Work>(p, args.deal), packed);
+                    continue;
+                }
+                end_turn(true);
+                break;
+            }
             continue;
         }
         Tile wg(p, work, consumer, warp, lane);
-        Scores acc_s;
+        Scores own_s;
+        Scores &acc_s = first_if<kAhead>(ahead_s, own_s);  // kAhead: S was issued ahead of the tile
         PFrag p_frag;
-        barrier_wait(q_full, t & 1);
-        mark(t, kMarkQLanded);
-        // Key tile 0: its Q.K^T alone.
-        barrier_wait(k_full(stage_of(0)), parity_of(0));
-        begin_turn();
-        wg.issue_qk(acc_s, q_smem, k_smem(stage_of(0)));
-        end_turn(false);
+        if constexpr (!kAhead) {
+            barrier_wait(q_full_of(t), q_parity(t));
+            mark(t, kMarkQLanded);
+            // Key tile 0: its Q.K^T alone.
+            barrier_wait(k_full(stage_of(0)), parity_of(0));
+            begin_turn();
+            wg.issue_qk(acc_s, q_smem_of(t), k_smem(stage_of(0)));
+            end_turn(false);
+        }
         wgmma_wait<0>();
         hold(acc_s);
         mark(t, kMarkFirstS);
         arrive_warp(k_empty(stage_of(0)));
-        if (kPersistent && !kReleaseQAfterLoop && n_blocks == 1) arrive_warp(q_empty);
+        if (kPersistent && !kReleaseQAfterLoop && n_blocks == 1) arrive_warp(q_empty_of(t));
         typename Tile::RowOffsets offsets = wg.update_max(acc_s, p, tile.key0(0));
         wg.to_p(acc_s, offsets, p_frag);
         for (int iter = 1; iter < n_blocks; ++iter) {
             barrier_wait(k_full(stage_of(iter)), parity_of(iter));
             begin_turn();
             if (iter < kTimelineTurns) mark(t, kMarkTurn + iter);
-            wg.issue_qk(acc_s, q_smem, k_smem(stage_of(iter)));
+            wg.issue_qk(acc_s, q_smem_of(t), k_smem(stage_of(iter)));
             wg.rescale_o(offsets);
             hold(wg.acc_o);
             wait_v(iter - 1);
@@ -542,7 +623,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             wgmma_wait<1>();  // S; P.V of the previous tile may still run
             hold(acc_s);
             arrive_warp(k_empty(stage_of(iter)));
-            if (kPersistent && !kReleaseQAfterLoop && iter == n_blocks - 1) arrive_warp(q_empty);
+            if (kPersistent && !kReleaseQAfterLoop && iter == n_blocks - 1) arrive_warp(q_empty_of(t));
             offsets = wg.update_max(acc_s, p, tile.key0(iter));
             if constexpr (kExpUnderPV) wg.exponentiate_in_place(acc_s, offsets);
             wgmma_wait<0>();
@@ -557,13 +638,37 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         // The previous tile's TMA store has read the O rows this tile's finish rewrites; waited
         // for here, long after it was issued, and ahead of the turn that orders the finish.
         if (kOTile && args.o_by_tma && store_thread) bulk_wait_read();
-        if (kPersistent && kReleaseQAfterLoop) arrive_warp(q_empty);
+        if (kPersistent && kReleaseQAfterLoop) arrive_warp(q_empty_of(t));
         begin_turn();
         mark(t, kMarkLastTurn);
         wg.rescale_o(offsets);
         hold(wg.acc_o);
         wait_v(n_blocks - 1);
         wg.issue_pv(p_frag, v_smem(stage_of(n_blocks - 1)));
+        if constexpr (kAhead) {
+            // The next tile's first Q.K^T now, this tile's finish under it; each branch its own
+            // finish, so that every path into the next tile has issued.
+            auto finish_here = [&] {
+                hold(wg.acc_o);
+                mark(t, kMarkLastPV);
+                arrive_warp(v_empty(stage_of(n_blocks - 1)));
+                send_o(wg, work);
+                kv += n_blocks;
+                ++t;
+            };
+            if (schedule.next(p)) {
+                issue_next_in_turn(t + 1, kv + n_blocks);
+                end_turn(false);
+                wgmma_wait<1>();  // this tile's last P.V; the next one's Q.K^T may still run
+                finish_here();
+                tile = WsTile<Traits, F>(p, schedule.template coords<Work>(p, args.deal), packed);
+                continue;
+            }
+            end_turn(true);
+            wgmma_wait<0>();
+            finish_here();
+            break;
+        }
         end_turn(true);
         wgmma_wait<0>();
         hold(wg.acc_o);
@@ -581,7 +686,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         send_o(wg, work);
         kv += n_blocks;
         ++t;
-    } while (next_tile());
+    } while (kAhead || next_tile());
     if (kPersistent && consumer == 0 && took_turn) named_barrier_sync(kTurnBarrier, 256);
     // The CTA's shared memory must outlive the reads of its last stores.
     if (args.o_by_tma && store_thread) bulk_wait_read();
@@ -633,7 +738,9 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
         const long long tiles = static_cast<long long>(grid.x) * grid.y * grid.z;
         const bool walk_pays = !Traits::kOFromRegisters ||
                                (args.o_by_tma && p.seqlen_k <= Traits::kWalkMaxKeys);
-        const bool walks = !p.causal && !packed && p.window_left < 0 && p.window_right < 0 && walk_pays;
+        // (With keys: the head-dim-64 walk never skips a tile; see kAhead in the kernel.)
+        const bool walks =
+            !p.causal && !packed && p.window_left < 0 && p.window_right < 0 && p.seqlen_k > 0 && walk_pays;
         const int sms = walks ? current_device_sm_count() : 0;
         if (sms > 0 && tiles > sms) {
             args.deal = short_tile_deal(p, Traits::kBlockM, grid, sms);
