@@ -363,11 +363,11 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // kAhead: a tile's first Q.K^T goes out in the turn of the previous tile's last P.V (the
     // CTA's first tile's in a turn of its own, before the walk), and the previous tile's finish
     // runs under it instead of between the two tiles' tensor-core work; each tile then takes one
-    // turn fewer, the last one shared. Every path issues it, a passing or split tile too (its S
-    // unused, retired before the tile's own work), and each branch ends its own turn: a Q.K^T
-    // issued on some paths only, or retired on some only, made ptxas serialize every wgmma of the
-    // kernel (C7515, tried on the way here). The launcher walks only calls with keys, so no walked
-    // tile is skipped.
+    // turn fewer, the last one shared. Every path issues it, a passing tile too (and a split one,
+    // where a walk has both; its S unused, retired before the tile's own work), and each branch
+    // ends its own turn: a Q.K^T issued on some paths only, or retired on some only, made ptxas
+    // serialize every wgmma of the kernel (C7515, tried on the way here). The launcher walks only
+    // calls with keys, so no walked tile is skipped.
     Scores ahead_s;  // kAhead: S of a tile's first key tile, issued before the tile
     // Tile tt's first Q.K^T, its first key tile the ring's kk-th, within a turn taken by the caller.
     auto issue_next_in_turn = [&](int tt, int kk) {
@@ -738,7 +738,7 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
         const long long tiles = static_cast<long long>(grid.x) * grid.y * grid.z;
         const bool walk_pays = !Traits::kOFromRegisters ||
                                (args.o_by_tma && p.seqlen_k <= Traits::kWalkMaxKeys);
-        // (With keys: the head-dim-64 walk never skips a tile; see kAhead in the kernel.)
+        // (With keys only: the two-consumer head-dim-64 walk must never skip a tile, see kAhead.)
         const bool walks =
             !p.causal && !packed && p.window_left < 0 && p.window_right < 0 && p.seqlen_k > 0 && walk_pays;
         const int sms = walks ? current_device_sm_count() : 0;
