@@ -116,7 +116,8 @@ struct WsTraits {
     static constexpr bool kStateFitsOTile = kConsumers > 1 && 128 * kStateFloats * 4 <= kQBytes;
     static constexpr int kMergeBarriers = kStateFitsOTile ? 1 + 2 * (kConsumers - 1) : 0;
     // Q tile (O in the epilogue), [stage] {K tile, V tile}, then the barriers (ws_kernel.cuh).
-    // (The last two: the persistent head-dim-64 walk's second Q buffer, ws_kernel.cuh.)
+    // (The last two: the second Q buffer's of the two-consumer walks, kPersistentQBuffers; kept by
+    // every tile, since which tiles have it follows from these sizes.)
     static constexpr int kBarrierBytes = 8 * (3 + 4 * kStages + kMergeBarriers + 2);
     static constexpr int kSmemBytes = kQBytes + kStages * 2 * kTileBytes + kBarrierBytes;
     static constexpr int kSmemLaunchBytes = kSmemBytes + 1024;

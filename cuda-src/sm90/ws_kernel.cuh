@@ -149,7 +149,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // buffer t % 2 (its (t / 2)-th use), each buffer with its own pair of barriers.
     constexpr int kQBuffers = kPersistent ? Traits::kPersistentQBuffers : 1;
     constexpr bool kAhead = kQBuffers == 2;
-    static_assert(!kAhead || kOTile);
+    // (Two consumers' walks split no short tile: a state does not fit their O tile.)
+    static_assert(!kAhead || (kOTile && !kSplitShortTiles));
     // Barriers: Q landed and Q read by every consumer warp; per stage, K landed, V landed, K
     // read and V read by every consumer warp; the first key tile's V with its tail zeroed
     // (varlen). K and V are released apart because Q.K^T of a key tile is done a whole turn
@@ -363,25 +364,17 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // kAhead: a tile's first Q.K^T goes out in the turn of the previous tile's last P.V (the
     // CTA's first tile's in a turn of its own, before the walk), and the previous tile's finish
     // runs under it instead of between the two tiles' tensor-core work; each tile then takes one
-    // turn fewer, the last one shared. Every path issues it, a passing tile too (and a split one,
-    // where a walk has both; its S unused, retired before the tile's own work), and each branch
-    // ends its own turn: a Q.K^T issued on some paths only, or retired on some only, made ptxas
-    // serialize every wgmma of the kernel (C7515, tried on the way here). The launcher walks only
-    // calls with keys, so no walked tile is skipped.
+    // turn fewer, the last one shared. Every path issues it, a passing tile too (its S unused,
+    // retired before the tile's own work), and each branch ends its own turn: a Q.K^T issued on
+    // some paths only, or retired on some only, made ptxas serialize every wgmma of the kernel
+    // (C7515, tried on the way here). The launcher walks only calls with keys, so no walked tile
+    // is skipped.
     Scores ahead_s;  // kAhead: S of a tile's first key tile, issued before the tile
     // Tile tt's first Q.K^T, its first key tile the ring's kk-th, within a turn taken by the caller.
     auto issue_next_in_turn = [&](int tt, int kk) {
         barrier_wait(q_full_of(tt), q_parity(tt));
         barrier_wait(k_full(kk % kStages), parity(kk));
         Tile::issue_qk(consumer, ahead_s, q_smem_of(tt), k_smem(kk % kStages));
-    };
-    // The same in a turn of its own.
-    auto issue_first = [&](int tt, int kk) {
-        barrier_wait(q_full_of(tt), q_parity(tt));
-        barrier_wait(k_full(kk % kStages), parity(kk));
-        begin_turn();
-        Tile::issue_qk(consumer, ahead_s, q_smem_of(tt), k_smem(kk % kStages));
-        end_turn(false);
     };
     auto pass_tile = [&](int n_blocks, auto stage_of, auto parity_of, auto wait_v) {
         barrier_wait(q_full_of(t), q_parity(t));
@@ -433,13 +426,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     int splits = 0;  // split tiles merged so far: each merge barrier completes once per split tile
     auto split_tile = [&](Tile &wg, int n_blocks, auto stage_of, auto parity_of, auto wait_v) {
         barrier_wait(q_full_of(t), q_parity(t));
-        if constexpr (kAhead) {
-            wgmma_wait<0>();  // the first Q.K^T issued ahead, with the turn
-            hold(ahead_s);
-        } else {
-            begin_turn();
-            end_turn(true);
-        }
+        begin_turn();
+        end_turn(true);
         Scores acc_s;
         PFrag p_frag;
         for (int i = 0; i < n_blocks; ++i) {
@@ -541,7 +529,13 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         mark(t, kMarkStoreIssued);
     };
 
-    if constexpr (kAhead) issue_first(0, 0);
+    if constexpr (kAhead) {  // the CTA's first tile's, in a turn of its own once its data landed
+        barrier_wait(q_full_of(0), q_parity(0));
+        barrier_wait(k_full(0), parity(0));
+        begin_turn();
+        Tile::issue_qk(consumer, ahead_s, q_smem_of(0), k_smem(0));
+        end_turn(false);
+    }
     do {
         const Work &work = tile.work;
         if (!kAhead && work.skipped()) {
@@ -565,11 +559,6 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                 if (consumer == 0) send_o(wg, work);
                 kv += n_blocks;
                 ++t;
-                if constexpr (kAhead) {
-                    if (!schedule.next(p)) break;
-                    issue_first(t, kv);
-                    tile = WsTile<Traits, F>(p, schedule.template coords<Work>(p, args.deal), packed);
-                }
                 continue;
             }
         }
