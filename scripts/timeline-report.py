@@ -48,7 +48,8 @@ def consumer(r, k, mark):
 
 
 def consumers(r):
-    return [k for k in range(3) if consumer(r, k, Q_LANDED) != 0]
+    """The consumers that computed the tile (a passing consumer leaves no marks)."""
+    return [k for k in range(3) if consumer(r, k, LAST_TURN) != 0]
 
 
 def cta_exit(records, mark=EXIT):

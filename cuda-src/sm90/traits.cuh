@@ -117,8 +117,10 @@ struct WsTraits {
     static constexpr int kMergeBarriers = kStateFitsOTile ? 1 + 2 * (kConsumers - 1) : 0;
     // Q tile (O in the epilogue), [stage] {K tile, V tile}, then the barriers (ws_kernel.cuh).
     // (The last two: the second Q buffer's of the two-consumer walks, kPersistentQBuffers; kept by
-    // every tile, since which tiles have it follows from these sizes.)
-    static constexpr int kBarrierBytes = 8 * (3 + 4 * kStages + kMergeBarriers + 2);
+    // every tile, since which tiles have it follows from these sizes.) After them, the walk's two
+    // slots in which the producer hands a tile's coordinates to the consumers (kTileSlotBytes).
+    static constexpr int kTileSlotBytes = 2 * 16;
+    static constexpr int kBarrierBytes = 8 * (3 + 4 * kStages + kMergeBarriers + 2) + kTileSlotBytes;
     static constexpr int kSmemBytes = kQBytes + kStages * 2 * kTileBytes + kBarrierBytes;
     static constexpr int kSmemLaunchBytes = kSmemBytes + 1024;
     // The persistent kernel must not stage O in Q's buffer, which is the next tile's once this

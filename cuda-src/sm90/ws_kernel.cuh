@@ -174,6 +174,23 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     const uint32_t merge_entry = barriers + 8 * (3 + 4 * kStages);
     auto merge_full = [&](int c) { return merge_entry + 8 * c; };
     auto merge_read = [&](int c) { return merge_entry + 8 * (Traits::kConsumers - 1 + c); };
+    // A walk's tiles after its first: the producer works each one out and hands its coordinates
+    // (query tile, head, batch) to the consumers in slot t % 2, written before it announces the
+    // tile's Q, which a consumer reads once that Q has landed rather than work them out again:
+    // the schedule's integer divisions and parameter loads lay between a consumer's store of O
+    // and its next tile's first Q.K^T, about 450 cycles of each tile's boundary (the timeline
+    // probe, three-consumer walk at f16 B8 H16 S512). The head-dim-64 walks run 1-2% faster with
+    // three consumers and 1.4-5% with two; the head-dim-128 walks (O from registers) ran 0.7%
+    // slower at S1024 and are left as they were (docs/benchmarks/2026-11-29-h200-tile-boundary.md).
+    // Dense calls only: in the other variants a batch without keys (seqused_k) makes a tile the
+    // producer skips, announcing no Q for it. The slot of tile t is rewritten for tile t + 2 only
+    // after every consumer warp has released a Q buffer it used after reading the slot (one Q
+    // buffer: tile t + 1's; two: tile t's).
+    constexpr bool kHandedTiles = kOTile && !F::kVarlen;
+    auto tile_slot = [&](int tt) {
+        const uint32_t slots = barriers + Traits::kBarrierBytes - Traits::kTileSlotBytes;
+        return reinterpret_cast<int *>(smem_raw + (slots - sm80::smem_addr(smem_raw)) + 16 * (tt & 1));
+    };
     // The ring's key tiles are numbered across the CTA's tiles: key tile j sits in buffer
     // j % kStages, and its use of that buffer is the (j / kStages)-th, whose barrier phase has
     // this parity. Likewise the CTA's t-th tile is the t-th use of the Q buffer.
@@ -199,10 +216,12 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // Every thread walks the CTA's tiles itself; the first one is worked out before the barrier
     // setup, under thread 0's initialisation, rather than on the way to the first copy.
     TileSchedule<kPersistent> schedule(kBlockM);
-    WsTile<Traits, F> tile(p, schedule.template coords<Work>(p, args.deal), packed);
+    int3 coords = schedule.template coords<Work>(p, args.deal);
+    WsTile<Traits, F> tile(p, coords, packed);
     auto next_tile = [&] {
         if (!schedule.next(p)) return false;
-        tile = WsTile<Traits, F>(p, schedule.template coords<Work>(p, args.deal), packed);
+        coords = schedule.template coords<Work>(p, args.deal);
+        tile = WsTile<Traits, F>(p, coords, packed);
         return true;
     };
 
@@ -267,7 +286,13 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                     // The buffer's previous use: with two, two tiles back.
                     if (t >= kQBuffers) barrier_wait(q_empty_of(t), (t / kQBuffers - 1) & 1);
                 }
-                barrier_arrive_expect_tx(q_full_of(t), Traits::kQBytes);
+                if (kHandedTiles && t > 0) {
+                    int *slot = tile_slot(t);
+                    slot[0] = coords.x;
+                    slot[1] = coords.y;
+                    slot[2] = coords.z;
+                }
+                barrier_arrive_expect_tx(q_full_of(t), Traits::kQBytes);  // (releases the slot's writes)
 #pragma unroll
                 for (int a = 0; a < kAtoms; ++a)
                     tma_load_4d(q_smem_of(t) + a * kBlockM * kAtomRowBytes, &args.q, q_full_of(t), a * 64,
@@ -350,6 +375,21 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
 
     int kv = 0;  // key tiles this CTA has consumed
     int t = 0;   // tiles this CTA has started
+    // The CTA's next tile, t (a consumer's own walk, or the producer's hand-over); false if none.
+    auto take_tile = [&] {
+        const int *slot = tile_slot(t);
+        tile = WsTile<Traits, F>(p, make_int3(slot[0], slot[1], slot[2]), packed);
+    };
+    auto consumer_next_tile = [&] {
+        if constexpr (!kHandedTiles) {
+            return next_tile();
+        } else {
+            if (!schedule.next(p)) return false;
+            barrier_wait(q_full_of(t), q_parity(t));
+            take_tile();
+            return true;
+        }
+    };
 
     // A consumer whose 64 rows all lie past the sequence's end (in the last query tile of a
     // length that is not a multiple of kBlockM: the 192-row tile's third consumer at 512 rows, its
@@ -373,6 +413,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // Tile tt's first Q.K^T, its first key tile the ring's kk-th, within a turn taken by the caller.
     auto issue_next_in_turn = [&](int tt, int kk) {
         barrier_wait(q_full_of(tt), q_parity(tt));
+        mark(tt, kMarkQLanded);
         barrier_wait(k_full(kk % kStages), parity(kk));
         Tile::issue_qk(consumer, ahead_s, q_smem_of(tt), k_smem(kk % kStages));
     };
@@ -531,6 +572,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
 
     if constexpr (kAhead) {  // the CTA's first tile's, in a turn of its own once its data landed
         barrier_wait(q_full_of(0), q_parity(0));
+        mark(0, kMarkQLanded);
         barrier_wait(k_full(0), parity(0));
         begin_turn();
         Tile::issue_qk(consumer, ahead_s, q_smem_of(0), k_smem(0));
@@ -571,7 +613,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                 if (schedule.next(p)) {
                     issue_next_in_turn(t, kv);
                     end_turn(false);
-                    tile = WsTile<Traits, F>(p, schedule.template coords<Work>(p, args.deal), packed);
+                    if constexpr (kHandedTiles)
+                        take_tile();
+                    else
+                        tile = WsTile<Traits, F>(p, schedule.template coords<Work>(p, args.deal), packed);
                     continue;
                 }
                 end_turn(true);
@@ -650,7 +695,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                 end_turn(false);
                 wgmma_wait<1>();  // this tile's last P.V; the next one's Q.K^T may still run
                 finish_here();
-                tile = WsTile<Traits, F>(p, schedule.template coords<Work>(p, args.deal), packed);
+                if constexpr (kHandedTiles)
+                    take_tile();
+                else
+                    tile = WsTile<Traits, F>(p, schedule.template coords<Work>(p, args.deal), packed);
                 continue;
             }
             end_turn(true);
@@ -675,7 +723,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         send_o(wg, work);
         kv += n_blocks;
         ++t;
-    } while (kAhead || next_tile());
+    } while (kAhead || consumer_next_tile());
     if (kPersistent && consumer == 0 && took_turn) named_barrier_sync(kTurnBarrier, 256);
     // The CTA's shared memory must outlive the reads of its last stores.
     if (args.o_by_tma && store_thread) bulk_wait_read();
