@@ -174,18 +174,20 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     const uint32_t merge_entry = barriers + 8 * (3 + 4 * kStages);
     auto merge_full = [&](int c) { return merge_entry + 8 * c; };
     auto merge_read = [&](int c) { return merge_entry + 8 * (Traits::kConsumers - 1 + c); };
-    // A walk's tiles after its first: the producer works each one out and hands its coordinates
-    // (query tile, head, batch) to the consumers in slot t % 2, written before it announces the
-    // tile's Q, which a consumer reads once that Q has landed rather than work them out again:
-    // the schedule's integer divisions and parameter loads lay between a consumer's store of O
-    // and its next tile's first Q.K^T, about 450 cycles of each tile's boundary (the timeline
-    // probe, three-consumer walk at f16 B8 H16 S512). The head-dim-64 walks run 1-2% faster with
-    // three consumers and 1.4-5% with two; the head-dim-128 walks (O from registers) ran 0.7%
-    // slower at S1024 and are left as they were (docs/benchmarks/2026-11-29-h200-tile-boundary.md).
-    // Dense calls only: in the other variants a batch without keys (seqused_k) makes a tile the
-    // producer skips, announcing no Q for it. The slot of tile t is rewritten for tile t + 2 only
-    // after every consumer warp has released a Q buffer it used after reading the slot (one Q
-    // buffer: tile t + 1's; two: tile t's).
+    // A walk's tiles after its first are announced by the producer: it works each one out and
+    // writes its coordinates (query tile, head, batch) to slot t % 2 before it announces the
+    // tile's Q, and after the CTA's last tile a slot that says the walk ends, completing that Q
+    // buffer's barrier without a copy. A consumer waits for the next announcement and reads the
+    // slot instead of stepping the schedule itself, whose integer divisions and parameter loads
+    // (the launch's tile count among them) lay between its store of O and its next tile's first
+    // Q.K^T: on the H200 the three-consumer head-dim-64 walk runs 2.5-3.5% faster, the
+    // two-consumer one 5-7%, and the timeline probe has the three-consumer tile boundary 740
+    // cycles shorter at f16 B8 H16 S512 (docs/benchmarks/2026-11-29-h200-tile-boundary.md). The
+    // head-dim-128 walks (O from registers) step the schedule as before: handed coordinates alone
+    // ran them 0.7% slower at S1024. Dense calls only: in the other variants a batch without keys
+    // (seqused_k) makes a tile the producer skips, with no Q to announce. The slot of tile t is
+    // rewritten (for tile t + 2, or the end) only after every consumer warp has released a Q
+    // buffer it used after reading the slot (one Q buffer: tile t + 1's; two: tile t's).
     constexpr bool kHandedTiles = kOTile && !F::kVarlen;
     auto tile_slot = [&](int tt) {
         const uint32_t slots = barriers + Traits::kBarrierBytes - Traits::kTileSlotBytes;
@@ -304,6 +306,13 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                 kv += tile.n_blocks;
                 ++t;
             } while (next_tile());
+            if constexpr (kHandedTiles) {
+                // The walk's end, announced like a tile: a slot saying so, its buffer's Q barrier
+                // completed without a copy.
+                if (t >= kQBuffers) barrier_wait(q_empty_of(t), (t / kQBuffers - 1) & 1);
+                tile_slot(t)[0] = -1;
+                barrier_arrive(q_full_of(t));
+            }
         } else if (packed && threadIdx.x / 32 == 1) {
             // One tile per CTA (never kPersistent): its first key tile is the ring's first.
             if (!tile.work.skipped() && tile.zero_tail) {
@@ -380,12 +389,16 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         const int *slot = tile_slot(t);
         tile = WsTile<Traits, F>(p, make_int3(slot[0], slot[1], slot[2]), packed);
     };
+    // Whether the producer announced tile tt (its Q landed) rather than the walk's end.
+    auto announced = [&](int tt) {
+        barrier_wait(q_full_of(tt), q_parity(tt));
+        return tile_slot(tt)[0] >= 0;
+    };
     auto consumer_next_tile = [&] {
         if constexpr (!kHandedTiles) {
             return next_tile();
         } else {
-            if (!schedule.next(p)) return false;
-            barrier_wait(q_full_of(t), q_parity(t));
+            if (!announced(t)) return false;
             take_tile();
             return true;
         }
@@ -610,7 +623,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             ++t;
             if constexpr (kAhead) {
                 begin_turn();  // the tile's last turn, with the next tile's first Q.K^T
-                if (schedule.next(p)) {
+                if (kHandedTiles ? announced(t) : schedule.next(p)) {
                     issue_next_in_turn(t, kv);
                     end_turn(false);
                     if constexpr (kHandedTiles)
@@ -690,7 +703,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                 kv += n_blocks;
                 ++t;
             };
-            if (schedule.next(p)) {
+            if (kHandedTiles ? announced(t + 1) : schedule.next(p)) {
                 issue_next_in_turn(t + 1, kv + n_blocks);
                 end_turn(false);
                 wgmma_wait<1>();  // this tile's last P.V; the next one's Q.K^T may still run
