@@ -184,11 +184,11 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // two-consumer one 5-7%, and the timeline probe has the three-consumer tile boundary 740
     // cycles shorter at f16 B8 H16 S512 (docs/benchmarks/2026-11-29-h200-tile-boundary.md). The
     // head-dim-128 walks (O from registers) step the schedule as before: handed coordinates alone
-    // ran them 0.7% slower at S1024. Dense calls only: in the other variants a batch without keys
-    // (seqused_k) makes a tile the producer skips, with no Q to announce. The slot of tile t is
-    // rewritten (for tile t + 2, or the end) only after every consumer warp has released a Q
-    // buffer it used after reading the slot (one Q buffer: tile t + 1's; two: tile t's).
-    constexpr bool kHandedTiles = kOTile && !F::kVarlen;
+    // ran them 0.7% slower at S1024. A walk skips no tile (the launcher walks no varlen call, and
+    // only calls with keys), so every tile has a Q to announce. The slot of tile t is rewritten
+    // (for tile t + 2, or the end) only after every consumer warp has released a Q buffer it
+    // used after reading the slot (one Q buffer: tile t + 1's; two: tile t's).
+    constexpr bool kHandedTiles = kOTile;
     auto tile_slot = [&](int tt) {
         const uint32_t slots = barriers + Traits::kBarrierBytes - Traits::kTileSlotBytes;
         return reinterpret_cast<int *>(smem_raw + (slots - sm80::smem_addr(smem_raw)) + 16 * (tt & 1));
