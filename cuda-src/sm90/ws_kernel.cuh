@@ -189,6 +189,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // (for tile t + 2, or the end) only after every consumer warp has released a Q buffer it
     // used after reading the slot (one Q buffer: tile t + 1's; two: tile t's).
     constexpr bool kHandedTiles = kOTile;
+    static_assert(!kAhead || kHandedTiles, "the look-ahead learns of the next tile from its announcement");
     auto tile_slot = [&](int tt) {
         const uint32_t slots = barriers + Traits::kBarrierBytes - Traits::kTileSlotBytes;
         return reinterpret_cast<int *>(smem_raw + (slots - sm80::smem_addr(smem_raw)) + 16 * (tt & 1));
@@ -384,7 +385,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
 
     int kv = 0;  // key tiles this CTA has consumed
     int t = 0;   // tiles this CTA has started
-    // The CTA's next tile, t (a consumer's own walk, or the producer's hand-over); false if none.
+    // Tile t, from the slot the producer announced it with.
     auto take_tile = [&] {
         const int *slot = tile_slot(t);
         tile = WsTile<Traits, F>(p, make_int3(slot[0], slot[1], slot[2]), packed);
@@ -394,6 +395,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         barrier_wait(q_full_of(tt), q_parity(tt));
         return tile_slot(tt)[0] >= 0;
     };
+    // A consumer's step to the CTA's next tile, t; false after its last.
     auto consumer_next_tile = [&] {
         if constexpr (!kHandedTiles) {
             return next_tile();
@@ -623,13 +625,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             ++t;
             if constexpr (kAhead) {
                 begin_turn();  // the tile's last turn, with the next tile's first Q.K^T
-                if (kHandedTiles ? announced(t) : schedule.next(p)) {
+                if (announced(t)) {
                     issue_next_in_turn(t, kv);
                     end_turn(false);
-                    if constexpr (kHandedTiles)
-                        take_tile();
-                    else
-                        tile = WsTile<Traits, F>(p, schedule.template coords<Work>(p, args.deal), packed);
+                    take_tile();
                     continue;
                 }
                 end_turn(true);
@@ -703,15 +702,12 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                 kv += n_blocks;
                 ++t;
             };
-            if (kHandedTiles ? announced(t + 1) : schedule.next(p)) {
+            if (announced(t + 1)) {
                 issue_next_in_turn(t + 1, kv + n_blocks);
                 end_turn(false);
                 wgmma_wait<1>();  // this tile's last P.V; the next one's Q.K^T may still run
                 finish_here();
-                if constexpr (kHandedTiles)
-                    take_tile();
-                else
-                    tile = WsTile<Traits, F>(p, schedule.template coords<Work>(p, args.deal), packed);
+                take_tile();
                 continue;
             }
             end_turn(true);
