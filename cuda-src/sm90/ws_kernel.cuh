@@ -385,16 +385,24 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
 
     int kv = 0;  // key tiles this CTA has consumed
     int t = 0;   // tiles this CTA has started
-    // Tile t, from the slot the producer announced it with.
-    auto take_tile = [&] {
-        const int *slot = tile_slot(t);
-        tile = WsTile<Traits, F>(p, make_int3(slot[0], slot[1], slot[2]), packed);
-    };
-    // Whether the producer announced tile tt (its Q landed) rather than the walk's end.
+    // Whether the producer announced tile tt (its Q landed) rather than the walk's end. Each
+    // warp's lane 0 reads the slot and shares it by shuffles: the producer rewrites the slot once
+    // the warps have released a Q buffer, which lane 0 alone does (arrive_warp), so only its reads
+    // are ordered before that (racecheck reported the other lanes' reads against the rewrite).
+    int3 announcement;
     auto announced = [&](int tt) {
         barrier_wait(q_full_of(tt), q_parity(tt));
-        return tile_slot(tt)[0] >= 0;
+        int3 read = make_int3(0, 0, 0);
+        if (lane == 0) {
+            const int *slot = tile_slot(tt);
+            read = make_int3(slot[0], slot[1], slot[2]);
+        }
+        announcement = make_int3(__shfl_sync(0xffffffff, read.x, 0), __shfl_sync(0xffffffff, read.y, 0),
+                                 __shfl_sync(0xffffffff, read.z, 0));
+        return announcement.x >= 0;
     };
+    // The tile just announced.
+    auto take_tile = [&] { tile = WsTile<Traits, F>(p, announcement, packed); };
     // A consumer's step to the CTA's next tile, t; false after its last.
     auto consumer_next_tile = [&] {
         if constexpr (!kHandedTiles) {
