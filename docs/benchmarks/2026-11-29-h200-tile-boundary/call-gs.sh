@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call GS: build a8c6ab1 (dist/gpu.txz) on the lent H200, the checks of the hand-over:
+# Call GS: build 75f9f94 (dist/gpu.txz) on the lent H200, the checks of the hand-over:
 #   1. every GPU test (gpu_fuzz among them);
 #   2. ws_short_last_tiles under memcheck, racecheck, synccheck;
 #   3. fuzz: --walks on the two head-dim-64 walking tiles (two and three consumers, 200 cases),
