@@ -117,8 +117,8 @@ struct WsTraits {
     static constexpr int kMergeBarriers = kStateFitsOTile ? 1 + 2 * (kConsumers - 1) : 0;
     // Q tile (O in the epilogue), [stage] {K tile, V tile}, then the barriers (ws_kernel.cuh).
     // (The last two: the second Q buffer's of the two-consumer walks, kPersistentQBuffers; kept by
-    // every tile, since which tiles have it follows from these sizes.) After them, the walk's two
-    // slots in which the producer hands a tile's coordinates to the consumers (kTileSlotBytes).
+    // every tile, since which tiles have it follows from these sizes.) After them, the two slots
+    // in which a walk's producer announces each tile, or the walk's end, to the consumers.
     static constexpr int kTileSlotBytes = 2 * 16;
     static constexpr int kBarrierBytes = 8 * (3 + 4 * kStages + kMergeBarriers + 2) + kTileSlotBytes;
     static constexpr int kSmemBytes = kQBytes + kStages * 2 * kTileBytes + kBarrierBytes;

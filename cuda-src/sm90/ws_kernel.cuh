@@ -180,16 +180,16 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // buffer's barrier without a copy. A consumer waits for the next announcement and reads the
     // slot instead of stepping the schedule itself, whose integer divisions and parameter loads
     // (the launch's tile count among them) lay between its store of O and its next tile's first
-    // Q.K^T: on the H200 the three-consumer head-dim-64 walk runs 2.5-3.5% faster, the
-    // two-consumer one 5-7%, and the timeline probe has the three-consumer tile boundary 740
+    // Q.K^T: on the H200 the three-consumer head-dim-64 walk runs 2.5-3.5% faster at 512 to 1,024
+    // keys (1% at 4,096), the two-consumer one 5-7%, and the timeline probe has the three-consumer tile boundary 740
     // cycles shorter at f16 B8 H16 S512 (docs/benchmarks/2026-11-29-h200-tile-boundary.md). The
     // head-dim-128 walks (O from registers) step the schedule as before: handed coordinates alone
     // ran them 0.7% slower at S1024. A walk skips no tile (the launcher walks no varlen call, and
     // only calls with keys), so every tile has a Q to announce. The slot of tile t is rewritten
     // (for tile t + 2, or the end) only after every consumer warp has released a Q buffer it
     // used after reading the slot (one Q buffer: tile t + 1's; two: tile t's).
-    constexpr bool kHandedTiles = kOTile;
-    static_assert(!kAhead || kHandedTiles, "the look-ahead learns of the next tile from its announcement");
+    constexpr bool kAnnouncedTiles = kOTile;
+    static_assert(!kAhead || kAnnouncedTiles, "the look-ahead learns of the next tile from its announcement");
     auto tile_slot = [&](int tt) {
         const uint32_t slots = barriers + Traits::kBarrierBytes - Traits::kTileSlotBytes;
         return reinterpret_cast<int *>(smem_raw + (slots - sm80::smem_addr(smem_raw)) + 16 * (tt & 1));
@@ -289,7 +289,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                     // The buffer's previous use: with two, two tiles back.
                     if (t >= kQBuffers) barrier_wait(q_empty_of(t), (t / kQBuffers - 1) & 1);
                 }
-                if (kHandedTiles && t > 0) {
+                if (kAnnouncedTiles && t > 0) {
                     int *slot = tile_slot(t);
                     slot[0] = coords.x;
                     slot[1] = coords.y;
@@ -307,7 +307,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                 kv += tile.n_blocks;
                 ++t;
             } while (next_tile());
-            if constexpr (kHandedTiles) {
+            if constexpr (kAnnouncedTiles) {
                 // The walk's end, announced like a tile: a slot saying so, its buffer's Q barrier
                 // completed without a copy.
                 if (t >= kQBuffers) barrier_wait(q_empty_of(t), (t / kQBuffers - 1) & 1);
@@ -405,7 +405,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     auto take_tile = [&] { tile = WsTile<Traits, F>(p, announcement, packed); };
     // A consumer's step to the CTA's next tile, t; false after its last.
     auto consumer_next_tile = [&] {
-        if constexpr (!kHandedTiles) {
+        if constexpr (!kAnnouncedTiles) {
             return next_tile();
         } else {
             if (!announced(t)) return false;
