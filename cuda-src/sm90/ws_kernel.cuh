@@ -309,7 +309,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             } while (next_tile());
             if constexpr (kAnnouncedTiles) {
                 // The walk's end, announced like a tile: a slot saying so, its buffer's Q barrier
-                // completed without a copy.
+                // completed without a copy (once the buffer's previous use is over, as above).
                 if (t >= kQBuffers) barrier_wait(q_empty_of(t), (t / kQBuffers - 1) & 1);
                 tile_slot(t)[0] = -1;
                 barrier_arrive(q_full_of(t));
@@ -792,7 +792,7 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
         const long long tiles = static_cast<long long>(grid.x) * grid.y * grid.z;
         const bool walk_pays = !Traits::kOFromRegisters ||
                                (args.o_by_tma && p.seqlen_k <= Traits::kWalkMaxKeys);
-        // (With keys only: the two-consumer head-dim-64 walk must never skip a tile, see kAhead.)
+        // (With keys only: a walk whose tiles are announced must never skip one, see kAnnouncedTiles.)
         const bool walks =
             !p.causal && !packed && p.window_left < 0 && p.window_right < 0 && p.seqlen_k > 0 && walk_pays;
         const int sms = walks ? current_device_sm_count() : 0;
