@@ -116,11 +116,12 @@ struct WsTraits {
     static constexpr bool kStateFitsOTile = kConsumers > 1 && 128 * kStateFloats * 4 <= kQBytes;
     static constexpr int kMergeBarriers = kStateFitsOTile ? 1 + 2 * (kConsumers - 1) : 0;
     // Q tile (O in the epilogue), [stage] {K tile, V tile}, then the barriers (ws_kernel.cuh).
-    // (The last two: the second Q buffer's of the two-consumer walks, kPersistentQBuffers; kept by
-    // every tile, since which tiles have it follows from these sizes.) After them, the two slots
-    // in which a walk's producer announces each tile, or the walk's end, to the consumers.
-    static constexpr int kTileSlotBytes = 2 * 16;
-    static constexpr int kBarrierBytes = 8 * (3 + 4 * kStages + kMergeBarriers + 2) + kTileSlotBytes;
+    // (The last ones: a pair per consumer's part of Q, for two Q buffers, kPersistentQBuffers;
+    // kept by every tile, since which tiles have two follows from these sizes.) After them, the
+    // slots (one more than the Q buffers) in which a walk's producer announces each tile, or the
+    // walk's end, to the consumers.
+    static constexpr int kTileSlotBytes = 3 * 16;
+    static constexpr int kBarrierBytes = 8 * (1 + 4 * kStages + kMergeBarriers + 2 * 2 * kConsumers) + kTileSlotBytes;
     static constexpr int kSmemBytes = kQBytes + kStages * 2 * kTileBytes + kBarrierBytes;
     static constexpr int kSmemLaunchBytes = kSmemBytes + 1024;
     // The persistent kernel must not stage O in Q's buffer, which is the next tile's once this

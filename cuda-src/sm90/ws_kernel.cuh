@@ -50,7 +50,7 @@ namespace flashattn::sm90 {
 // space, 64-byte aligned, for the TMA unit to read them).
 struct WsArgs {
     FlashAttnFwdParams params;
-    CUtensorMap q;  // CUtensorMap is declared 64-byte aligned
+    CUtensorMap q;  // boxes of one consumer's 64 rows (CUtensorMap is declared 64-byte aligned)
     CUtensorMap k;
     CUtensorMap v;
     CUtensorMap o;  // boxes of one consumer's 64 rows; valid only where o_by_tma
@@ -151,19 +151,28 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     constexpr bool kAhead = kQBuffers == 2;
     // (Two consumers' walks split no short tile: a state does not fit their O tile.)
     static_assert(!kAhead || (kOTile && !kSplitShortTiles));
-    // Barriers: Q landed and Q read by every consumer warp; per stage, K landed, V landed, K
-    // read and V read by every consumer warp; the first key tile's V with its tail zeroed
-    // (varlen). K and V are released apart because Q.K^T of a key tile is done a whole turn
+    // Barriers: consumer 0's Q rows landed and read by its warps; per stage, K landed, V landed,
+    // K read and V read by every consumer warp; the first key tile's V with its tail zeroed
+    // (varlen); then the other Q pairs (below). K and V are released apart because Q.K^T of a key tile is done a whole turn
     // before its P.V: with one release for both, the K that refills a buffer started loading
     // only when the tensor cores were about to need it (two buffers at head dim 256 left a TMA
     // latency of idle tensor cores in every turn).
     const uint32_t barriers = k_smem(kStages) + (kOTile ? Traits::kOBytes : 0) + (kAhead ? Traits::kQBytes : 0);
-    const uint32_t q_full = barriers;
-    const uint32_t q_empty = barriers + 8;
-    const uint32_t q_extra = barriers + 8 * (3 + 4 * kStages + Traits::kMergeBarriers);  // buffer 1's pair
+    // Q comes in one part per consumer, each its own pair of barriers (landed, read by the
+    // consumer's warps): a consumer reads only its own 64 rows (but in a split tile, below), so a
+    // walk refills each part as soon as its consumer's last Q.K^T has read it, and the first
+    // consumer to finish a tile starts the next one without waiting for the last (on the H200
+    // the head-dim-128 walk's next Q landed 1,300 cycles after consumer 0 was ready for it, all
+    // 48 KB of it queued behind the third consumer's release). Pair b * kConsumers + c is buffer
+    // b's part c; pair 0 comes first, the others after the merge barriers.
+    const uint32_t q_pairs = barriers + 8 * (3 + 4 * kStages + Traits::kMergeBarriers);
+    auto q_pair = [&](int tt, int c) {
+        const int pair = (kQBuffers == 2 ? (tt & 1) * Traits::kConsumers : 0) + c;
+        return pair == 0 ? barriers : q_pairs + 16 * (pair - 1);
+    };
     auto q_smem_of = [&](int tt) { return kQBuffers == 2 && (tt & 1) ? k_smem(kStages) + Traits::kOBytes : q_smem; };
-    auto q_full_of = [&](int tt) { return kQBuffers == 2 && (tt & 1) ? q_extra : q_full; };
-    auto q_empty_of = [&](int tt) { return kQBuffers == 2 && (tt & 1) ? q_extra + 8 : q_empty; };
+    auto q_full_of = [&](int tt, int c) { return q_pair(tt, c); };
+    auto q_empty_of = [&](int tt, int c) { return q_pair(tt, c) + 8; };
     auto q_parity = [](int tt) { return static_cast<uint32_t>((tt / kQBuffers) & 1); };
     auto k_full = [&](int stage) { return barriers + 8 * (2 + stage); };
     auto v_full = [&](int stage) { return barriers + 8 * (2 + kStages + stage); };
@@ -175,24 +184,26 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     auto merge_full = [&](int c) { return merge_entry + 8 * c; };
     auto merge_read = [&](int c) { return merge_entry + 8 * (Traits::kConsumers - 1 + c); };
     // A walk's tiles after its first are announced by the producer: it works each one out and
-    // writes its coordinates (query tile, head, batch) to slot t % 2 before it announces the
-    // tile's Q, and after the CTA's last tile a slot that says the walk ends, completing that Q
-    // buffer's barrier without a copy. A consumer waits for the next announcement and reads the
-    // slot instead of stepping the schedule itself, whose integer divisions and parameter loads
-    // (the launch's tile count among them) lay between its store of O and its next tile's first
+    // writes its coordinates (query tile, head, batch) to a slot before it announces the tile's
+    // Q, and after the CTA's last tile a slot that says the walk ends, completing that Q buffer's
+    // barriers without a copy. A consumer waits for the next announcement and reads the slot
+    // instead of stepping the schedule itself, whose integer divisions and parameter loads (the
+    // launch's tile count among them) lay between its store of O and its next tile's first
     // Q.K^T: on the H200 the three-consumer head-dim-64 walk runs 2.5-3.5% faster at 512 to 1,024
-    // keys (1% at 4,096), the two-consumer one 5-7%, and the timeline probe has the three-consumer tile boundary 740
-    // cycles shorter at f16 B8 H16 S512 (docs/benchmarks/2026-11-29-h200-tile-boundary.md). The
-    // head-dim-128 walks (O from registers) step the schedule as before: handed coordinates alone
-    // ran them 0.7% slower at S1024. A walk skips no tile (the launcher walks no varlen call, and
-    // only calls with keys), so every tile has a Q to announce. The slot of tile t is rewritten
-    // (for tile t + 2, or the end) only after every consumer warp has released a Q buffer it
-    // used after reading the slot (one Q buffer: tile t + 1's; two: tile t's).
-    constexpr bool kAnnouncedTiles = kOTile;
-    static_assert(!kAhead || kAnnouncedTiles, "the look-ahead learns of the next tile from its announcement");
+    // keys (1% at 4,096), the two-consumer one 5-7%, the head-dim-128 walks 0.5-2.5%
+    // (docs/benchmarks/2026-11-29-h200-tile-boundary.md, 2026-11-29-h200-walk-boundaries.md). A
+    // walk skips no tile (the launcher walks no varlen call, and only calls with keys), so every
+    // tile has a Q to announce. Tile t's slot is t % kSlots, written before the producer waits
+    // for any of the tile's Q parts to be free: the slot's previous tile, t - kSlots, was
+    // announced to every consumer warp before it released its part of tile t + kQBuffers -
+    // kSlots, releases the producer waited for before it issued tile t - 1's Q (one buffer: a
+    // consumer reads tile t - 2's slot before it starts that tile; two, with the look-ahead: tile
+    // t - 3's in the last turn of tile t - 4, before its last Q.K^T of tile t - 3).
+    constexpr int kSlots = kQBuffers + 1;
+    static_assert(kSlots * 16 <= Traits::kTileSlotBytes);
     auto tile_slot = [&](int tt) {
         const uint32_t slots = barriers + Traits::kBarrierBytes - Traits::kTileSlotBytes;
-        return reinterpret_cast<int *>(smem_raw + (slots - sm80::smem_addr(smem_raw)) + 16 * (tt & 1));
+        return reinterpret_cast<int *>(smem_raw + (slots - sm80::smem_addr(smem_raw)) + 16 * (tt % kSlots));
     };
     // The ring's key tiles are numbered across the CTA's tiles: key tile j sits in buffer
     // j % kStages, and its use of that buffer is the (j / kStages)-th, whose barrier phase has
@@ -216,8 +227,9 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // stream is done.
     wait_for_prerequisite_grids();
     if (threadIdx.x == 0) timeline_mark(0, kMarkGridReady);
-    // Every thread walks the CTA's tiles itself; the first one is worked out before the barrier
-    // setup, under thread 0's initialisation, rather than on the way to the first copy.
+    // Every thread works out the CTA's first tile, before the barrier setup, under thread 0's
+    // initialisation rather than on the way to the first copy; the producer steps the schedule
+    // to the walk's later tiles and announces them to the consumers.
     TileSchedule<kPersistent> schedule(kBlockM);
     int3 coords = schedule.template coords<Work>(p, args.deal);
     WsTile<Traits, F> tile(p, coords, packed);
@@ -229,12 +241,11 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     };
 
     if (threadIdx.x == 0) {
-        barrier_init(q_full, 1);
-        barrier_init(q_empty, 4 * Traits::kConsumers);  // one arrival per consumer warp
-        if (kQBuffers == 2) {
-            barrier_init(q_full_of(1), 1);
-            barrier_init(q_empty_of(1), 4 * Traits::kConsumers);
-        }
+        for (int b = 0; b < kQBuffers; ++b)
+            for (int c = 0; c < Traits::kConsumers; ++c) {
+                barrier_init(q_full_of(b, c), 1);
+                barrier_init(q_empty_of(b, c), 4);  // one arrival per warp of the consumer
+            }
         for (int s = 0; s < kStages; ++s) {
             barrier_init(k_full(s), 1);
             barrier_init(v_full(s), 1);
@@ -281,25 +292,26 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                                     kv_head, tile.batch_coord);
                 };
                 // The CTA's first Q goes first. A later one waits for the previous tile's last
-                // Q.K^T; the tile's first key tile goes ahead of that wait (its buffer is freed
-                // by the previous tile's walk).
+                // Q.K^T, part by part; the tile's first key tile goes ahead of those waits (its
+                // buffer is freed by the previous tile's walk).
                 const int before_q = t > 0 ? 1 : 0;
-                if (t > 0) {
-                    load_kv(0);
-                    // The buffer's previous use: with two, two tiles back.
-                    if (t >= kQBuffers) barrier_wait(q_empty_of(t), (t / kQBuffers - 1) & 1);
-                }
-                if (kAnnouncedTiles && t > 0) {
+                if (t > 0) load_kv(0);
+                if (kPersistent && t > 0) {
                     int *slot = tile_slot(t);
                     slot[0] = coords.x;
                     slot[1] = coords.y;
                     slot[2] = coords.z;
                 }
-                barrier_arrive_expect_tx(q_full_of(t), Traits::kQBytes);  // (releases the slot's writes)
 #pragma unroll
-                for (int a = 0; a < kAtoms; ++a)
-                    tma_load_4d(q_smem_of(t) + a * kBlockM * kAtomRowBytes, &args.q, q_full_of(t), a * 64,
-                                tile.work.q_first + tile.work.row_begin, head, tile.batch_coord);
+                for (int c = 0; c < Traits::kConsumers; ++c) {
+                    // The part's previous use: with two buffers, two tiles back.
+                    if (t >= kQBuffers) barrier_wait(q_empty_of(t, c), (t / kQBuffers - 1) & 1);
+                    barrier_arrive_expect_tx(q_full_of(t, c), Traits::kQBytes / Traits::kConsumers);  // (releases the slot's writes)
+#pragma unroll
+                    for (int a = 0; a < kAtoms; ++a)
+                        tma_load_4d(q_smem_of(t) + (a * kBlockM + c * 64) * kAtomRowBytes, &args.q, q_full_of(t, c),
+                                    a * 64, tile.work.q_first + tile.work.row_begin + c * 64, head, tile.batch_coord);
+                }
                 timeline_mark(t, kMarkQIssued);
                 timeline_value(t, kMarkTile, 1 + tile.work.row_begin + (1ull << 24) * (head + (1ull << 16) * tile.batch_coord));
                 timeline_value(t, kMarkKeyTiles, tile.n_blocks);
@@ -307,12 +319,15 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                 kv += tile.n_blocks;
                 ++t;
             } while (next_tile());
-            if constexpr (kAnnouncedTiles) {
-                // The walk's end, announced like a tile: a slot saying so, its buffer's Q barrier
-                // completed without a copy (once the buffer's previous use is over, as above).
-                if (t >= kQBuffers) barrier_wait(q_empty_of(t), (t / kQBuffers - 1) & 1);
+            if constexpr (kPersistent) {
+                // The walk's end, announced like a tile: a slot saying so, its buffer's Q barriers
+                // completed without a copy (once each part's previous use is over, as above).
                 tile_slot(t)[0] = -1;
-                barrier_arrive(q_full_of(t));
+#pragma unroll
+                for (int c = 0; c < Traits::kConsumers; ++c) {
+                    if (t >= kQBuffers) barrier_wait(q_empty_of(t, c), (t / kQBuffers - 1) & 1);
+                    barrier_arrive(q_full_of(t, c));
+                }
             }
         } else if (packed && threadIdx.x / 32 == 1) {
             // One tile per CTA (never kPersistent): its first key tile is the ring's first.
@@ -366,13 +381,12 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // docs/benchmarks/2026-11-28-h200-four-consumers.md); with softcap or ALiBi, whose per-score
     // work precedes the exponentials, 1.5-4.5% slower.
     constexpr bool kExpUnderPV = (Traits::kHeadDim >= 128 || Traits::kConsumers == 2) && !F::kScoreMod;
-    // Persistent: Q's buffer is the next tile's once the tile's last Q.K^T has read it. The
-    // consumers release it right after that Q.K^T, inside the key loop, or after the loop, a
-    // softmax later, which is where the walks with O from registers (head dim 128) run faster:
-    // the arrival inside, a branch on the last key tile, made ptxas order their key loop worse
-    // (walks of 2,048-16,384 keys 0.3-1.1% slower), while the head-dim-64 walks run 0.7-2.5%
-    // slower with it after the loop (docs/benchmarks/2026-11-28-h200-walk-loop.md).
-    constexpr bool kReleaseQAfterLoop = kOFromRegisters;
+    // Persistent: a consumer's part of Q is the next tile's once the tile's last Q.K^T has read
+    // it, and the consumer releases it right then, inside the key loop. (With one release for
+    // all of Q, the head-dim-128 walks ran faster releasing it after the loop, a softmax later:
+    // docs/benchmarks/2026-11-28-h200-walk-loop.md. With a part per consumer, consumer 0's next
+    // part is copied a turn earlier: those walks 1-2% faster at 1,024-2,048 keys,
+    // docs/benchmarks/2026-11-29-h200-walk-boundaries.md.)
     bool took_turn = false;  // consumer 0: whether any turn came before this one
     auto begin_turn = [&] {
         if (consumer != 0 || took_turn) named_barrier_sync(kTurnBarrier + consumer, 256);
@@ -391,7 +405,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // are ordered before that (racecheck reported the other lanes' reads against the rewrite).
     int3 announcement;
     auto announced = [&](int tt) {
-        barrier_wait(q_full_of(tt), q_parity(tt));
+        barrier_wait(q_full_of(tt, consumer), q_parity(tt));
         int3 read = make_int3(0, 0, 0);
         if (lane == 0) {
             const int *slot = tile_slot(tt);
@@ -405,13 +419,9 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     auto take_tile = [&] { tile = WsTile<Traits, F>(p, announcement, packed); };
     // A consumer's step to the CTA's next tile, t; false after its last.
     auto consumer_next_tile = [&] {
-        if constexpr (!kAnnouncedTiles) {
-            return next_tile();
-        } else {
-            if (!announced(t)) return false;
-            take_tile();
-            return true;
-        }
+        if (!kPersistent || !announced(t)) return false;
+        take_tile();
+        return true;
     };
 
     // A consumer whose 64 rows all lie past the sequence's end (in the last query tile of a
@@ -435,13 +445,13 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     Scores ahead_s;  // kAhead: S of a tile's first key tile, issued before the tile
     // Tile tt's first Q.K^T, its first key tile the ring's kk-th, within a turn taken by the caller.
     auto issue_next_in_turn = [&](int tt, int kk) {
-        barrier_wait(q_full_of(tt), q_parity(tt));
+        barrier_wait(q_full_of(tt, consumer), q_parity(tt));
         mark(tt, kMarkQLanded);
         barrier_wait(k_full(kk % kStages), parity(kk));
         Tile::issue_qk(consumer, ahead_s, q_smem_of(tt), k_smem(kk % kStages));
     };
     auto pass_tile = [&](int n_blocks, auto stage_of, auto parity_of, auto wait_v) {
-        barrier_wait(q_full_of(t), q_parity(t));
+        barrier_wait(q_full_of(t, consumer), q_parity(t));
         if constexpr (kAhead) {
             wgmma_wait<0>();  // the first Q.K^T issued ahead, with the first turn
             hold(ahead_s);
@@ -453,13 +463,12 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                 end_turn(false);
             }
             arrive_warp(k_empty(stage_of(i)));
-            if (kPersistent && !kReleaseQAfterLoop && i == n_blocks - 1) arrive_warp(q_empty_of(t));
+            if (kPersistent && i == n_blocks - 1) arrive_warp(q_empty_of(t, consumer));
             if (i > 0) {
                 wait_v(i - 1);
                 arrive_warp(v_empty(stage_of(i - 1)));
             }
         }
-        if (kPersistent && kReleaseQAfterLoop) arrive_warp(q_empty_of(t));
         if constexpr (!kAhead) {  // kAhead: the last turn is the walk's, with the next tile's Q.K^T
             begin_turn();
             end_turn(true);
@@ -489,7 +498,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     constexpr int kStateFloats = Traits::kStateFloats;
     int splits = 0;  // split tiles merged so far: each merge barrier completes once per split tile
     auto split_tile = [&](Tile &wg, int n_blocks, auto stage_of, auto parity_of, auto wait_v) {
-        barrier_wait(q_full_of(t), q_parity(t));
+        // Every consumer reads consumer 0's rows, which consumer 0 releases once it has every
+        // state (each consumer's Q.K^T done); the others release their own parts (unread).
+        barrier_wait(q_full_of(t, 0), q_parity(t));
+        barrier_wait(q_full_of(t, consumer), q_parity(t));
         begin_turn();
         end_turn(true);
         Scores acc_s;
@@ -513,7 +525,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             }
             arrive_warp(v_empty(stage_of(i)));
         }
-        arrive_warp(q_empty_of(t));  // compiled into the persistent walk only (kSplitShortTiles)
+        if (consumer != 0) arrive_warp(q_empty_of(t, consumer));  // (compiled into the persistent walk only)
         // The merge. Element e of thread j's state sits at float e * 128 + j of the slot. The
         // hand-overs are mbarriers, each thread arriving: compute-sanitizer's racecheck loses the
         // order of a bar.sync of all consumers once the turn ring's bar.arrive is in the kernel
@@ -561,6 +573,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                 barrier_arrive(merge_read(c));
             }
         }
+        if (consumer == 0) arrive_warp(q_empty_of(t, 0));  // each state came after its Q.K^T
         // Every consumer's next O rows lie in the slot, consumer 0's finish too: not before all
         // consumer 0's warps have read it (call FN: without this wait for consumer 0, its finish
         // overwrote states its other warps were still reading, racecheck's timing exposed it).
@@ -594,7 +607,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     };
 
     if constexpr (kAhead) {  // the CTA's first tile's, in a turn of its own once its data landed
-        barrier_wait(q_full_of(0), q_parity(0));
+        barrier_wait(q_full_of(0, consumer), q_parity(0));
         mark(0, kMarkQLanded);
         barrier_wait(k_full(0), parity(0));
         begin_turn();
@@ -649,7 +662,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         Scores &acc_s = first_if<kAhead>(ahead_s, own_s);  // kAhead: S was issued ahead of the tile
         PFrag p_frag;
         if constexpr (!kAhead) {
-            barrier_wait(q_full_of(t), q_parity(t));
+            barrier_wait(q_full_of(t, consumer), q_parity(t));
             mark(t, kMarkQLanded);
             // Key tile 0: its Q.K^T alone.
             barrier_wait(k_full(stage_of(0)), parity_of(0));
@@ -661,7 +674,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         hold(acc_s);
         mark(t, kMarkFirstS);
         arrive_warp(k_empty(stage_of(0)));
-        if (kPersistent && !kReleaseQAfterLoop && n_blocks == 1) arrive_warp(q_empty_of(t));
+        if (kPersistent && n_blocks == 1) arrive_warp(q_empty_of(t, consumer));
         typename Tile::RowOffsets offsets = wg.update_max(acc_s, p, tile.key0(0));
         wg.to_p(acc_s, offsets, p_frag);
         for (int iter = 1; iter < n_blocks; ++iter) {
@@ -677,7 +690,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             wgmma_wait<1>();  // S; P.V of the previous tile may still run
             hold(acc_s);
             arrive_warp(k_empty(stage_of(iter)));
-            if (kPersistent && !kReleaseQAfterLoop && iter == n_blocks - 1) arrive_warp(q_empty_of(t));
+            if (kPersistent && iter == n_blocks - 1) arrive_warp(q_empty_of(t, consumer));
             offsets = wg.update_max(acc_s, p, tile.key0(iter));
             if constexpr (kExpUnderPV) wg.exponentiate_in_place(acc_s, offsets);
             wgmma_wait<0>();
@@ -692,7 +705,6 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         // The previous tile's TMA store has read the O rows this tile's finish rewrites; waited
         // for here, long after it was issued, and ahead of the turn that orders the finish.
         if (kOTile && args.o_by_tma && store_thread) bulk_wait_read();
-        if (kPersistent && kReleaseQAfterLoop) arrive_warp(q_empty_of(t));
         begin_turn();
         mark(t, kMarkLastTurn);
         wg.rescale_o(offsets);
@@ -767,7 +779,7 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
     const int rows_k = packed ? p.total_k : p.seqlen_k;
     const bool mapped =
         encode_bshd_map(&args.q, p.dtype, p.q, batch, rows_q, p.heads_q, Traits::kHeadDim, p.q_batch_stride,
-                        p.q_row_stride, p.q_head_stride, Traits::kBlockM) &&
+                        p.q_row_stride, p.q_head_stride, 64) &&
         encode_bshd_map(&args.k, p.dtype, p.k, batch, rows_k, p.heads_kv, Traits::kHeadDim, p.k_batch_stride,
                         p.k_row_stride, p.k_head_stride, Traits::kBlockN) &&
         encode_bshd_map(&args.v, p.dtype, p.v, batch, rows_k, p.heads_kv, Traits::kHeadDim, p.v_batch_stride,
@@ -792,7 +804,7 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
         const long long tiles = static_cast<long long>(grid.x) * grid.y * grid.z;
         const bool walk_pays = !Traits::kOFromRegisters ||
                                (args.o_by_tma && p.seqlen_k <= Traits::kWalkMaxKeys);
-        // (With keys only: a walk whose tiles are announced must never skip one, see kAnnouncedTiles.)
+        // (With keys only: a walk must never skip a tile, whose Q the producer announces.)
         const bool walks =
             !p.causal && !packed && p.window_left < 0 && p.window_right < 0 && p.seqlen_k > 0 && walk_pays;
         const int sms = walks ? current_device_sm_count() : 0;
