@@ -50,7 +50,7 @@ namespace flashattn::sm90 {
 // space, 64-byte aligned, for the TMA unit to read them).
 struct WsArgs {
     FlashAttnFwdParams params;
-    CUtensorMap q;  // boxes of one consumer's 64 rows (CUtensorMap is declared 64-byte aligned)
+    CUtensorMap q;  // boxes of one part of Q, q_parts (CUtensorMap is declared 64-byte aligned)
     CUtensorMap k;
     CUtensorMap v;
     CUtensorMap o;  // boxes of one consumer's 64 rows; valid only where o_by_tma
@@ -63,6 +63,19 @@ struct WsArgs {
     // host: kNone for one tile per CTA.
     ShortTileDeal deal;
 };
+
+// Q comes in parts, each one TMA box (per 64 columns) with its own pair of barriers (landed;
+// read by its consumers' warps): one per consumer in the walks and with three consumers, one for
+// all in the two-consumer one-tile-per-CTA kernel. A consumer then waits only for its own rows
+// and, in a walk, releases them at its last Q.K^T for the next tile's while the others still
+// compute. Measured on the H200 against one part (docs/benchmarks/2026-11-29-h200-walk-boundaries.md):
+// the head-dim-128 walks 0.3-1.5% faster than with one release at the last Q.K^T, the
+// three-consumer one-tile-per-CTA kernel 2.5% faster at f16 B4 H8 S512, the two-consumer one
+// 1.4-1.7% slower at f16 S512 (it keeps one part).
+template <typename Traits>
+__host__ __device__ constexpr int q_parts(bool persistent) {
+    return persistent || Traits::kConsumers > 2 ? Traits::kConsumers : 1;
+}
 
 // Named barriers 1 .. kConsumers: consumer c's turn at the tensor cores is barrier 1 + c.
 constexpr int kTurnBarrier = 1;
@@ -151,28 +164,25 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     constexpr bool kAhead = kQBuffers == 2;
     // (Two consumers' walks split no short tile: a state does not fit their O tile.)
     static_assert(!kAhead || (kOTile && !kSplitShortTiles));
-    // Barriers: consumer 0's Q rows landed and read by its warps; per stage, K landed, V landed,
+    // Barriers: Q's part 0 landed and read by its consumer warps; per stage, K landed, V landed,
     // K read and V read by every consumer warp; the first key tile's V with its tail zeroed
-    // (varlen); then the other Q pairs (below). K and V are released apart because Q.K^T of a key tile is done a whole turn
-    // before its P.V: with one release for both, the K that refills a buffer started loading
-    // only when the tensor cores were about to need it (two buffers at head dim 256 left a TMA
-    // latency of idle tensor cores in every turn).
+    // (varlen); then Q's other parts' pairs. K and V are released apart because Q.K^T of a key
+    // tile is done a whole turn before its P.V: with one release for both, the K that refills a
+    // buffer started loading only when the tensor cores were about to need it (two buffers at
+    // head dim 256 left a TMA latency of idle tensor cores in every turn).
     const uint32_t barriers = k_smem(kStages) + (kOTile ? Traits::kOBytes : 0) + (kAhead ? Traits::kQBytes : 0);
-    // Q comes in one part per consumer, each its own pair of barriers (landed, read by the
-    // consumer's warps): a consumer reads only its own 64 rows (but in a split tile, below), so a
-    // walk refills each part as soon as its consumer's last Q.K^T has read it, and the first
-    // consumer to finish a tile starts the next one without waiting for the last (on the H200
-    // the head-dim-128 walk's next Q landed 1,300 cycles after consumer 0 was ready for it, all
-    // 48 KB of it queued behind the third consumer's release). Pair b * kConsumers + c is buffer
-    // b's part c; pair 0 comes first, the others after the merge barriers.
-    const uint32_t q_pairs = barriers + 8 * (3 + 4 * kStages + Traits::kMergeBarriers);
-    auto q_pair = [&](int tt, int c) {
-        const int pair = (kQBuffers == 2 ? (tt & 1) * Traits::kConsumers : 0) + c;
-        return pair == 0 ? barriers : q_pairs + 16 * (pair - 1);
+    // Q's parts (q_parts): part c is consumer c's rows, or all of them where there is one. Pair
+    // b * kQParts + c is buffer b's part c.
+    constexpr int kQParts = q_parts<Traits>(kPersistent);
+    constexpr int kQPartRows = kBlockM / kQParts;
+    const uint32_t q_more_pairs = barriers + 8 * (3 + 4 * kStages + Traits::kMergeBarriers);
+    auto q_pair = [&](int tt, int part) {
+        const int pair = (kQBuffers == 2 ? (tt & 1) * kQParts : 0) + part;
+        return pair == 0 ? barriers : q_more_pairs + 16 * (pair - 1);
     };
     auto q_smem_of = [&](int tt) { return kQBuffers == 2 && (tt & 1) ? k_smem(kStages) + Traits::kOBytes : q_smem; };
-    auto q_full_of = [&](int tt, int c) { return q_pair(tt, c); };
-    auto q_empty_of = [&](int tt, int c) { return q_pair(tt, c) + 8; };
+    auto q_full_of = [&](int tt, int part) { return q_pair(tt, part); };
+    auto q_empty_of = [&](int tt, int part) { return q_pair(tt, part) + 8; };
     auto q_parity = [](int tt) { return static_cast<uint32_t>((tt / kQBuffers) & 1); };
     auto k_full = [&](int stage) { return barriers + 8 * (2 + stage); };
     auto v_full = [&](int stage) { return barriers + 8 * (2 + kStages + stage); };
@@ -242,9 +252,9 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
 
     if (threadIdx.x == 0) {
         for (int b = 0; b < kQBuffers; ++b)
-            for (int c = 0; c < Traits::kConsumers; ++c) {
-                barrier_init(q_full_of(b, c), 1);
-                barrier_init(q_empty_of(b, c), 4);  // one arrival per warp of the consumer
+            for (int part = 0; part < kQParts; ++part) {
+                barrier_init(q_full_of(b, part), 1);
+                barrier_init(q_empty_of(b, part), 4 * Traits::kConsumers / kQParts);  // one arrival per consumer warp
             }
         for (int s = 0; s < kStages; ++s) {
             barrier_init(k_full(s), 1);
@@ -303,14 +313,16 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                     slot[2] = coords.z;
                 }
 #pragma unroll
-                for (int c = 0; c < Traits::kConsumers; ++c) {
+                for (int part = 0; part < kQParts; ++part) {
                     // The part's previous use: with two buffers, two tiles back.
-                    if (t >= kQBuffers) barrier_wait(q_empty_of(t, c), (t / kQBuffers - 1) & 1);
-                    barrier_arrive_expect_tx(q_full_of(t, c), Traits::kQBytes / Traits::kConsumers);  // (releases the slot's writes)
+                    if (t >= kQBuffers) barrier_wait(q_empty_of(t, part), (t / kQBuffers - 1) & 1);
+                    // (The arrival releases the slot's writes.)
+                    barrier_arrive_expect_tx(q_full_of(t, part), Traits::kQBytes / kQParts);
+                    const int row = part * kQPartRows;
 #pragma unroll
                     for (int a = 0; a < kAtoms; ++a)
-                        tma_load_4d(q_smem_of(t) + (a * kBlockM + c * 64) * kAtomRowBytes, &args.q, q_full_of(t, c),
-                                    a * 64, tile.work.q_first + tile.work.row_begin + c * 64, head, tile.batch_coord);
+                        tma_load_4d(q_smem_of(t) + (a * kBlockM + row) * kAtomRowBytes, &args.q, q_full_of(t, part),
+                                    a * 64, tile.work.q_first + tile.work.row_begin + row, head, tile.batch_coord);
                 }
                 timeline_mark(t, kMarkQIssued);
                 timeline_value(t, kMarkTile, 1 + tile.work.row_begin + (1ull << 24) * (head + (1ull << 16) * tile.batch_coord));
@@ -324,9 +336,9 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                 // completed without a copy (once each part's previous use is over, as above).
                 tile_slot(t)[0] = -1;
 #pragma unroll
-                for (int c = 0; c < Traits::kConsumers; ++c) {
-                    if (t >= kQBuffers) barrier_wait(q_empty_of(t, c), (t / kQBuffers - 1) & 1);
-                    barrier_arrive(q_full_of(t, c));
+                for (int part = 0; part < kQParts; ++part) {
+                    if (t >= kQBuffers) barrier_wait(q_empty_of(t, part), (t / kQBuffers - 1) & 1);
+                    barrier_arrive(q_full_of(t, part));
                 }
             }
         } else if (packed && threadIdx.x / 32 == 1) {
@@ -345,6 +357,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
 
     warpgroup_claim_registers<Traits::kConsumerRegs>();
     const int consumer = warpgroup - 1;
+    const int q_part = kQParts == 1 ? 0 : consumer;  // the part of Q holding its rows
     const int warp = (threadIdx.x / 32) % 4;
     const int lane = threadIdx.x % 32;
     const bool store_thread = threadIdx.x % 128 == 0;  // issues the consumer's TMA stores of O
@@ -405,7 +418,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // are ordered before that (racecheck reported the other lanes' reads against the rewrite).
     int3 announcement;
     auto announced = [&](int tt) {
-        barrier_wait(q_full_of(tt, consumer), q_parity(tt));
+        barrier_wait(q_full_of(tt, q_part), q_parity(tt));
         int3 read = make_int3(0, 0, 0);
         if (lane == 0) {
             const int *slot = tile_slot(tt);
@@ -445,13 +458,13 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     Scores ahead_s;  // kAhead: S of a tile's first key tile, issued before the tile
     // Tile tt's first Q.K^T, its first key tile the ring's kk-th, within a turn taken by the caller.
     auto issue_next_in_turn = [&](int tt, int kk) {
-        barrier_wait(q_full_of(tt, consumer), q_parity(tt));
+        barrier_wait(q_full_of(tt, q_part), q_parity(tt));
         mark(tt, kMarkQLanded);
         barrier_wait(k_full(kk % kStages), parity(kk));
         Tile::issue_qk(consumer, ahead_s, q_smem_of(tt), k_smem(kk % kStages));
     };
     auto pass_tile = [&](int n_blocks, auto stage_of, auto parity_of, auto wait_v) {
-        barrier_wait(q_full_of(t, consumer), q_parity(t));
+        barrier_wait(q_full_of(t, q_part), q_parity(t));
         if constexpr (kAhead) {
             wgmma_wait<0>();  // the first Q.K^T issued ahead, with the first turn
             hold(ahead_s);
@@ -463,7 +476,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                 end_turn(false);
             }
             arrive_warp(k_empty(stage_of(i)));
-            if (kPersistent && i == n_blocks - 1) arrive_warp(q_empty_of(t, consumer));
+            if (kPersistent && i == n_blocks - 1) arrive_warp(q_empty_of(t, q_part));
             if (i > 0) {
                 wait_v(i - 1);
                 arrive_warp(v_empty(stage_of(i - 1)));
@@ -501,7 +514,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         // Every consumer reads consumer 0's rows, which consumer 0 releases once it has every
         // state (each consumer's Q.K^T done); the others release their own parts (unread).
         barrier_wait(q_full_of(t, 0), q_parity(t));
-        barrier_wait(q_full_of(t, consumer), q_parity(t));
+        barrier_wait(q_full_of(t, q_part), q_parity(t));
         begin_turn();
         end_turn(true);
         Scores acc_s;
@@ -525,7 +538,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             }
             arrive_warp(v_empty(stage_of(i)));
         }
-        if (consumer != 0) arrive_warp(q_empty_of(t, consumer));  // (compiled into the persistent walk only)
+        if (consumer != 0) arrive_warp(q_empty_of(t, q_part));  // (compiled into the persistent walk only)
         // The merge. Element e of thread j's state sits at float e * 128 + j of the slot. The
         // hand-overs are mbarriers, each thread arriving: compute-sanitizer's racecheck loses the
         // order of a bar.sync of all consumers once the turn ring's bar.arrive is in the kernel
@@ -607,7 +620,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     };
 
     if constexpr (kAhead) {  // the CTA's first tile's, in a turn of its own once its data landed
-        barrier_wait(q_full_of(0, consumer), q_parity(0));
+        barrier_wait(q_full_of(0, q_part), q_parity(0));
         mark(0, kMarkQLanded);
         barrier_wait(k_full(0), parity(0));
         begin_turn();
@@ -662,7 +675,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         Scores &acc_s = first_if<kAhead>(ahead_s, own_s);  // kAhead: S was issued ahead of the tile
         PFrag p_frag;
         if constexpr (!kAhead) {
-            barrier_wait(q_full_of(t, consumer), q_parity(t));
+            barrier_wait(q_full_of(t, q_part), q_parity(t));
             mark(t, kMarkQLanded);
             // Key tile 0: its Q.K^T alone.
             barrier_wait(k_full(stage_of(0)), parity_of(0));
@@ -674,7 +687,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         hold(acc_s);
         mark(t, kMarkFirstS);
         arrive_warp(k_empty(stage_of(0)));
-        if (kPersistent && n_blocks == 1) arrive_warp(q_empty_of(t, consumer));
+        if (kPersistent && n_blocks == 1) arrive_warp(q_empty_of(t, q_part));
         typename Tile::RowOffsets offsets = wg.update_max(acc_s, p, tile.key0(0));
         wg.to_p(acc_s, offsets, p_frag);
         for (int iter = 1; iter < n_blocks; ++iter) {
@@ -690,7 +703,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             wgmma_wait<1>();  // S; P.V of the previous tile may still run
             hold(acc_s);
             arrive_warp(k_empty(stage_of(iter)));
-            if (kPersistent && iter == n_blocks - 1) arrive_warp(q_empty_of(t, consumer));
+            if (kPersistent && iter == n_blocks - 1) arrive_warp(q_empty_of(t, q_part));
             offsets = wg.update_max(acc_s, p, tile.key0(iter));
             if constexpr (kExpUnderPV) wg.exponentiate_in_place(acc_s, offsets);
             wgmma_wait<0>();
@@ -777,13 +790,39 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
     const int batch = packed ? 1 : p.batch;
     const int rows_q = packed ? p.total_q : p.seqlen_q;
     const int rows_k = packed ? p.total_k : p.seqlen_k;
-    const bool mapped =
-        encode_bshd_map(&args.q, p.dtype, p.q, batch, rows_q, p.heads_q, Traits::kHeadDim, p.q_batch_stride,
-                        p.q_row_stride, p.q_head_stride, 64) &&
+    const bool kv_mapped =
         encode_bshd_map(&args.k, p.dtype, p.k, batch, rows_k, p.heads_kv, Traits::kHeadDim, p.k_batch_stride,
                         p.k_row_stride, p.k_head_stride, Traits::kBlockN) &&
         encode_bshd_map(&args.v, p.dtype, p.v, batch, rows_k, p.heads_kv, Traits::kHeadDim, p.v_batch_stride,
                         p.v_row_stride, p.v_head_stride, Traits::kBlockN);
+    // O's map: dense tensors only (see WsArgs::o_by_tma).
+    args.o_by_tma = kv_mapped && !packed &&
+                    encode_bshd_map(&args.o, p.dtype, p.o, batch, rows_q, p.heads_q, Traits::kHeadDim, p.o_batch_stride,
+                                    p.o_row_stride, p.o_head_stride, 64);
+    // Persistent (one CTA per SM walking the tiles) where the kernel has it and the launch has
+    // more tiles than SMs, all equally long (not causal, no window, one dense batch); with O
+    // from registers, only where O's tensor map vouches for its 16-byte alignment and the
+    // tiles are short enough for the walk to pay (WsTraits::kWalkMaxKeys).
+    const dim3 grid = tile_grid(p, Traits::kBlockM);
+    int sms = 0;  // the walk's CTAs
+    if constexpr (Traits::kWalks) {
+        const long long tiles = static_cast<long long>(grid.x) * grid.y * grid.z;
+        const bool walk_pays = !Traits::kOFromRegisters ||
+                               (args.o_by_tma && p.seqlen_k <= Traits::kWalkMaxKeys);
+        // (With keys only: a walk must never skip a tile, whose Q the producer announces.)
+        const bool walks =
+            !p.causal && !packed && p.window_left < 0 && p.window_right < 0 && p.seqlen_k > 0 && walk_pays;
+        const int sm_count = walks ? current_device_sm_count() : 0;
+        if (sm_count > 0 && tiles > sm_count) {
+            sms = sm_count;
+            args.deal = short_tile_deal(p, Traits::kBlockM, grid, sms);
+        }
+    }
+    const bool walk = sms > 0;
+    // Q's map, whose box is one part of Q: the walk's and the one-tile-per-CTA kernel's differ.
+    const bool mapped = kv_mapped && encode_bshd_map(&args.q, p.dtype, p.q, batch, rows_q, p.heads_q, Traits::kHeadDim,
+                                                     p.q_batch_stride, p.q_row_stride, p.q_head_stride,
+                                                     Traits::kBlockM / q_parts<Traits>(walk));
     if (!mapped) {
         // A dense call takes the fallback's general kernel, which every tile compiles (some
         // compile no dense one: tiles.rs, hopper_dense_on_general).
@@ -791,30 +830,13 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
         params->config_used = kFallbackId;
         return launch_fwd<typename Traits::Fallback, kFallbackVariant>(params, stream);
     }
-    // O's map: dense tensors only (see WsArgs::o_by_tma); encoded only for calls that stay here.
-    args.o_by_tma = !packed && encode_bshd_map(&args.o, p.dtype, p.o, batch, rows_q, p.heads_q, Traits::kHeadDim,
-                                               p.o_batch_stride, p.o_row_stride, p.o_head_stride, 64);
-    // Persistent (one CTA per SM walking the tiles) where the kernel has it and the launch has
-    // more tiles than SMs, all equally long (not causal, no window, one dense batch); with O
-    // from registers, only where O's tensor map vouches for its 16-byte alignment and the
-    // tiles are short enough for the walk to pay (WsTraits::kWalkMaxKeys).
-    const dim3 grid = tile_grid(p, Traits::kBlockM);
     if constexpr (Traits::kWalks) {
         static KernelFacts persistent_facts;
-        const long long tiles = static_cast<long long>(grid.x) * grid.y * grid.z;
-        const bool walk_pays = !Traits::kOFromRegisters ||
-                               (args.o_by_tma && p.seqlen_k <= Traits::kWalkMaxKeys);
-        // (With keys only: a walk must never skip a tile, whose Q the producer announces.)
-        const bool walks =
-            !p.causal && !packed && p.window_left < 0 && p.window_right < 0 && p.seqlen_k > 0 && walk_pays;
-        const int sms = walks ? current_device_sm_count() : 0;
-        if (sms > 0 && tiles > sms) {
-            args.deal = short_tile_deal(p, Traits::kBlockM, grid, sms);
-            // Plainly: as a programmatic dependent it ran 3-4.5% slower (common/launch.cuh).
+        // Plainly: as a programmatic dependent it ran 3-4.5% slower (common/launch.cuh).
+        if (walk)
             return launch_tiles(ws_kernel<Traits, kVariant, true>, dim3(sms), Traits::kThreads,
                                 Traits::kPersistentSmemLaunchBytes, params, stream, persistent_facts, args,
                                 LaunchOrder::kPlain);
-        }
     }
     return launch_tiles(ws_kernel<Traits, kVariant, false>, grid, Traits::kThreads, Traits::kSmemLaunchBytes, params,
                         stream, facts, args);
