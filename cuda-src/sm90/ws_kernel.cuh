@@ -69,9 +69,9 @@ struct WsArgs {
 // all in the two-consumer one-tile-per-CTA kernel. A consumer then waits only for its own rows
 // and, in a walk, releases them at its last Q.K^T for the next tile's while the others still
 // compute. Measured on the H200 against one part (docs/benchmarks/2026-11-29-h200-walk-boundaries.md):
-// the head-dim-128 walks 0.3-1.5% faster than with one release at the last Q.K^T, the
-// three-consumer one-tile-per-CTA kernel 2.5% faster at f16 B4 H8 S512, the two-consumer one
-// 1.4-1.7% slower at f16 S512 (it keeps one part).
+// the head-dim-128 walks 0-0.5% faster (1.1-1.6% at S4096 and with softcap, ALiBi 0.4% slower),
+// the head-dim-64 walks unchanged, the three-consumer one-tile-per-CTA kernel 2.5% faster at f16
+// B4 H8 S512, the two-consumer one 1.4-1.7% slower at f16 S512 (so it keeps one part).
 template <typename Traits>
 __host__ __device__ constexpr int q_parts(bool persistent) {
     return persistent || Traits::kConsumers > 2 ? Traits::kConsumers : 1;
@@ -395,11 +395,11 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // work precedes the exponentials, 1.5-4.5% slower.
     constexpr bool kExpUnderPV = (Traits::kHeadDim >= 128 || Traits::kConsumers == 2) && !F::kScoreMod;
     // Persistent: a consumer's part of Q is the next tile's once the tile's last Q.K^T has read
-    // it, and the consumer releases it right then, inside the key loop. (With one release for
-    // all of Q, the head-dim-128 walks ran faster releasing it after the loop, a softmax later:
-    // docs/benchmarks/2026-11-28-h200-walk-loop.md. With a part per consumer, consumer 0's next
-    // part is copied a turn earlier: those walks 1-2% faster at 1,024-2,048 keys,
-    // docs/benchmarks/2026-11-29-h200-walk-boundaries.md.)
+    // it, and the consumer releases it right then, inside the key loop. (Before their tiles were
+    // announced the head-dim-128 walks ran 0.3-1.1% faster releasing Q after the loop, a softmax
+    // later: docs/benchmarks/2026-11-28-h200-walk-loop.md. Announced, and with Q in parts, they
+    // run 0.8-1.9% faster releasing it inside at 1,024-2,048 keys on the 80-key tile, even at
+    // 4,096: 2026-11-29-h200-walk-boundaries.md.)
     bool took_turn = false;  // consumer 0: whether any turn came before this one
     auto begin_turn = [&] {
         if (consumer != 0 || took_turn) named_barrier_sync(kTurnBarrier + consumer, 256);

@@ -5,7 +5,8 @@
 # head-dim-64 walk (006564d; its merge's hand-overs are mbarriers), the two-consumer head-dim-64
 # tiles' exponentials under their own P.V (the seed suite is tuned too, for the rows on that tile),
 # the two-consumer walk's look-ahead (95a1065), the head-dim-64 walks' tiles announced by the producer
-# (10419af; 2.5-6% faster on the H200).
+# (10419af; 2.5-6% faster on the H200), every walk announced and Q in one part per consumer
+# (21c9623; the head-dim-128 walks 1-3% faster on the H200).
 # Here first:
 #   FLASHATTN_CUDA_ARCHS=90a scripts/gpu-pack.sh                          # dist/gpu.txz of main
 #   git worktree add --detach /tmp/old d30b9b4 && (cd /tmp/old && FLASHATTN_CUDA_ARCHS=90a scripts/gpu-pack.sh) \
