@@ -204,11 +204,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // (docs/benchmarks/2026-11-29-h200-tile-boundary.md, 2026-11-29-h200-walk-boundaries.md). A
     // walk skips no tile (the launcher walks no varlen call, and only calls with keys), so every
     // tile has a Q to announce. Tile t's slot is t % kSlots, written before the producer waits
-    // for any of the tile's Q parts to be free: the slot's previous tile, t - kSlots, was
-    // announced to every consumer warp before it released its part of tile t + kQBuffers -
-    // kSlots, releases the producer waited for before it issued tile t - 1's Q (one buffer: a
-    // consumer reads tile t - 2's slot before it starts that tile; two, with the look-ahead: tile
-    // t - 3's in the last turn of tile t - 4, before its last Q.K^T of tile t - 3).
+    // for any of the tile's Q parts to be free: every consumer warp read the slot's previous
+    // tile, t - kSlots, before it released its part of that tile's Q (one buffer: it reads a
+    // slot before the tile; two, with the look-ahead: in the last turn of the tile before), and
+    // the producer waited for those releases before it issued tile t - 1's Q into the same buffer.
     constexpr int kSlots = kQBuffers + 1;
     static_assert(kSlots * 16 <= Traits::kTileSlotBytes);
     auto tile_slot = [&](int tt) {
