@@ -85,10 +85,9 @@ struct WsTraits {
     // thread, rounded down to a multiple of 8: 168 for 384 threads, 128 for 512), and the
     // producer's release must leave the consumers' claim within that pool: 128 x 24 + 256 x 240
     // for two consumers, 128 x 24 + 384 x 160 for three. (32 for the producer once left two
-    // consumers' increase waiting forever.) The persistent kernels spill a few registers: the
-    // producer, which walks its CTA's tiles in those 24 (to L1, off the consumers' path), and
-    // with three consumers a few per-tile values outside the key loop; the one-tile-per-CTA
-    // kernels do not spill.
+    // consumers' increase waiting forever.) Of the kernels, only the three-consumer head-dim-64
+    // walks with score modifiers spill, 4 and 24 bytes (ptxas -v; the head-dim-128 walks spilled
+    // 20-60 bytes until their tiles were announced).
     static constexpr int kProducerRegs = 24;
     static constexpr int kLaunchRegs = 65536 / kThreads / 8 * 8;
     static constexpr int kConsumerPool = (kLaunchRegs * kThreads - 128 * kProducerRegs) / (128 * kConsumers) / 8 * 8;
