@@ -4,8 +4,11 @@
 #
 # Here (no GPU): build one executable from variants, each NAME=SOURCE, where SOURCE is a git
 # revision or a directory holding a cuda-src tree (an edited copy; "." is this checkout's working
-# tree); the first variant is the one the others are compared with. NAME must be a C identifier.
+# tree), either followed by patches to apply onto it (SOURCE+A.patch+B.patch: a measured idea kept
+# as a patch under docs/benchmarks is probed again without a copy by hand); the first variant is
+# the one the others are compared with. NAME must be a C identifier.
 #   scripts/variant-ab.sh build main=HEAD work=.
+#   scripts/variant-ab.sh build main=HEAD ring=HEAD+docs/benchmarks/2026-11-29-h200-walk-boundaries/ring.patch
 # writes dist/variant-ab/variant-ab (about a minute a variant, nvcc in parallel; PROBE_EVERY_VARIANT=1
 # also compiles the general and score-modifier kernels, for windows, sinks, softcap and ALiBi: three
 # times as long). The kernel sources come from each variant; the probe's own files (cuda-src/probes)
@@ -32,11 +35,27 @@ build)
     [[ $name =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || { echo "variant name '$name' is not a C identifier" >&2; exit 2; }
     tree="$dir/src/$name"
     mkdir -p "$tree"
-    if [ -d "$source/cuda-src" ]; then
-      cp -r "$source/cuda-src" "$tree/"
+    # SOURCE is a tree, or a revision with patches to apply onto it: REV+A.patch+B.patch.
+    IFS=+ read -r -a parts <<<"$source"
+    base=${parts[0]}
+    if [ -d "$base/cuda-src" ]; then
+      cp -r "$base/cuda-src" "$tree/"
     else
-      git archive "$source" cuda-src | tar -x -C "$tree"
+      git archive "$base" cuda-src | tar -x -C "$tree" || { echo "variant $name: no revision '$base'" >&2; exit 2; }
     fi
+    for patch_file in "${parts[@]:1}"; do
+      # The patches under docs/benchmarks are `diff -ru` output whose paths end in cuda-src/...
+      # after one leading directory or none.
+      applied=0
+      for strip in 1 0; do
+        if patch -s -d "$tree" -p"$strip" --dry-run <"$patch_file" >/dev/null 2>&1; then
+          # (patch notes the absolute paths of the diffs' old sides, which it does not use)
+          patch -s -d "$tree" -p"$strip" <"$patch_file" 2> >(grep -v 'potentially dangerous' >&2) && applied=1
+          break
+        fi
+      done
+      [ $applied = 1 ] || { echo "variant $name: $patch_file does not apply onto $base" >&2; exit 2; }
+    done
     cp cuda-src/probes/*.cuh cuda-src/probes/variant_entry.cu "$tree/cuda-src/probes/"
     # The probe launches through common/features.cuh's variant_for (flashattn_fwd's rule), which
     # trees from before 2189fdc lack: this checkout's definition is added to theirs (host code
