@@ -1,22 +1,23 @@
 // The warp-specialized Hopper forward kernel (sm_90a): the same per-warpgroup math as
-// fwd_kernel.cuh (warpgroup_tile.cuh), fed differently. A producer warpgroup hands its
-// registers to the two or three consumer warpgroups and one of its threads issues every copy:
-// per tile Q, and K and V of each key tile as TMA boxes into a ring of shared-memory buffers,
-// each buffer's arrival counted in bytes by a full barrier and its release by the consumers
-// counted by an empty barrier, K's and V's apart (a K buffer is free once Q.K^T has read it, a
-// turn before P.V frees V's, and the K that refills it starts loading then). No consumer thread
-// issues a load or waits at a CTA-wide barrier in the key loop, so the copies run ahead by the
-// whole ring while the consumers compute.
+// fwd_kernel.cuh (warpgroup_tile.cuh), fed differently. A producer warpgroup hands its registers to
+// the two or three consumer warpgroups and one of its threads issues every copy: per tile Q (in
+// parts, q_parts), and K and V of each key tile as TMA boxes into a ring of shared-memory buffers,
+// each buffer's arrival counted in bytes by a full barrier and its release by the consumers counted
+// by an empty barrier, K's and V's apart (a K buffer is free once Q.K^T has read it, a turn before
+// P.V frees V's, and the K that refills it starts loading then). No consumer thread issues a load
+// or waits at a CTA-wide barrier in the key loop, so the copies run ahead by the whole ring while
+// the consumers compute.
 //
-// kPersistent: one CTA per SM walks its tiles (TileSchedule) with the ring, the barriers'
-// phases and the consumers' turns running on across them, so the next tile's first K/V tile and
-// its Q land while this tile's last key tiles and epilogue run (Q's buffer is released ahead of
-// the tile's last P.V, so O needs a shared-memory tile of its own, WsTraits::kSeparateO, or
-// leaves from registers, WsTraits::kOFromRegisters). Compiled for every variant of the tiles
-// at head dims 64 and 128, launched where a call has more tiles than SMs and the tiles are
-// equally long (not causal, no window, one dense batch: score modifiers and sinks are fine),
-// and at head dim 128 only up to WsTraits::kWalkMaxKeys keys. Without it the kernel
-// computes one tile per CTA, the same code with the walk compiled away.
+// kPersistent: one CTA per SM walks its tiles (TileSchedule, stepped by the producer, which
+// announces each tile to the consumers) with the ring, the barriers' phases and the consumers'
+// turns running on across them, so the next tile's first K/V tile and its Q land while this tile's
+// last key tiles and epilogue run (each consumer releases its part of Q ahead of its last P.V, so O
+// needs a shared-memory tile of its own, WsTraits::kSeparateO, or leaves from registers,
+// WsTraits::kOFromRegisters). Compiled for every variant of the tiles at head dims 64 and 128,
+// launched where a call has more tiles than SMs and the tiles are equally long (not causal, no
+// window, one dense batch: score modifiers and sinks are fine), and at head dim 128 only up to
+// WsTraits::kWalkMaxKeys keys. Without it the kernel computes one tile per CTA, the same code with
+// the walk compiled away.
 //
 // Every variant (common/features.cuh): tensor maps describe dense [batch, seqlen, heads,
 // head_dim] tensors, or packed varlen [total, heads, head_dim] ones as one batch of total rows,
