@@ -177,13 +177,12 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     constexpr int kQParts = q_parts<Traits>(kPersistent);
     constexpr int kQPartRows = kBlockM / kQParts;
     const uint32_t q_more_pairs = barriers + 8 * (3 + 4 * kStages + Traits::kMergeBarriers);
-    auto q_pair = [&](int tt, int part) {
+    auto q_full_of = [&](int tt, int part) {
         const int pair = (kQBuffers == 2 ? (tt & 1) * kQParts : 0) + part;
         return pair == 0 ? barriers : q_more_pairs + 16 * (pair - 1);
     };
+    auto q_empty_of = [&](int tt, int part) { return q_full_of(tt, part) + 8; };
     auto q_smem_of = [&](int tt) { return kQBuffers == 2 && (tt & 1) ? k_smem(kStages) + Traits::kOBytes : q_smem; };
-    auto q_full_of = [&](int tt, int part) { return q_pair(tt, part); };
-    auto q_empty_of = [&](int tt, int part) { return q_pair(tt, part) + 8; };
     auto q_parity = [](int tt) { return static_cast<uint32_t>((tt / kQBuffers) & 1); };
     auto k_full = [&](int stage) { return barriers + 8 * (2 + stage); };
     auto v_full = [&](int stage) { return barriers + 8 * (2 + kStages + stage); };
@@ -333,7 +332,9 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             } while (next_tile());
             if constexpr (kPersistent) {
                 // The walk's end, announced like a tile: a slot saying so, its buffer's Q barriers
-                // completed without a copy (once each part's previous use is over, as above).
+                // completed without a copy (once each part's previous use is over, as above; the
+                // wait written out twice: as one lambda ptxas allocated the producer's registers
+                // differently in 30 walking kernels).
                 tile_slot(t)[0] = -1;
 #pragma unroll
                 for (int part = 0; part < kQParts; ++part) {
