@@ -236,6 +236,22 @@ __host__ __device__ __forceinline__ dim3 tile_grid(const FlashAttnFwdParams &p, 
 // the deal (short_tile_deal), once per launch on the host, as it does the causal sections.
 enum class ShortTileDeal : int { kNone, kLast, kRotate };
 
+// A walk's deal as the kernel reads it. kLast's short tiles go round the CTAs starting from the
+// first CTA with one full tile fewer than the others, and on round all CTAs. Where a short tile
+// is split across the consumers, and so costs about a third of a full one, they may instead go
+// round only the CTAs with fewer full tiles, at most two each (the light order): at bf16 B4 H32
+// S4096 D64 on the 192-row tile, 48 CTAs take 21 full tiles and 84 take 20, and the 128 short
+// tiles then put a second short tile on 44 of the 84 rather than a first on 44 of the 48 (1.5-2%
+// faster on the H200, docs/benchmarks/2026-11-29-h200-retune.md). `light_from` is the round from
+// which the light order differs from the plain one (every CTA's full tiles until then, and
+// `heavy_ctas` CTAs take one more in that round), kNoLightOrder where there is none.
+struct WalkDeal {
+    ShortTileDeal kind;
+    int light_from;
+    int heavy_ctas;
+};
+constexpr int kNoLightOrder = 0x7fffffff;
+
 // The deal of a persistent launch of `ctas` CTAs over the grid `tiles` of block_m-row query tiles
 // (tile_grid, which the launcher has already worked out): the rotation where the launch's K/V
 // outgrows the L2 budget and the short tiles are a large share of the walk (at most 8 query
@@ -245,42 +261,69 @@ enum class ShortTileDeal : int { kNone, kLast, kRotate };
 // made it 1.5-4.6% slower. Only where every CTA takes a tile in a pair's first round (no more
 // query tiles than CTAs) and the tile index fits 32 bits: the rotation's arithmetic is then in
 // 32 bits, its divisions by at most 8.
-inline ShortTileDeal short_tile_deal(const FlashAttnFwdParams &p, int block_m, dim3 tiles, int ctas) {
-    if (p.causal || tiles.x < 2 || p.seqlen_q % block_m == 0) return ShortTileDeal::kNone;
+// kLast in the light order where the kernel splits the call's short tiles (`splits_short`, and
+// they have 64 rows or fewer), every CTA takes a full tile first (so a walk's first tile is the
+// plain order's, which every thread works out at the kernel's start: the light order's code
+// there cost the seed shapes 0.8-1.2%) and no light CTA takes more than two short ones.
+inline WalkDeal short_tile_deal(const FlashAttnFwdParams &p, int block_m, dim3 tiles, int ctas, bool splits_short) {
+    WalkDeal deal{ShortTileDeal::kNone, kNoLightOrder, 0};
+    if (p.causal || tiles.x < 2 || p.seqlen_q % block_m == 0) return deal;
     const long long count = static_cast<long long>(tiles.x) * tiles.y * tiles.z;
     const long long kv_bytes = kv_head_bytes(p) * p.batch * p.heads_kv;
     const bool rotate = tiles.x <= 8 && static_cast<int>(tiles.x) <= ctas && count <= 0x7fffffffll &&
                         kv_bytes > kL2BytesForKV;
-    return rotate ? ShortTileDeal::kRotate : ShortTileDeal::kLast;
+    const long long shorts = static_cast<long long>(tiles.y) * tiles.z;
+    const long long full = count - shorts;
+    const int heavy = static_cast<int>(full % ctas);
+    const bool light = !rotate && splits_short && p.seqlen_q % block_m <= 64 && full >= ctas &&
+                       full / ctas < 0x7fffffffll && shorts <= 2ll * (ctas - heavy);
+    deal.kind = rotate ? ShortTileDeal::kRotate : ShortTileDeal::kLast;
+    if (light) {
+        deal.light_from = static_cast<int>(full / ctas);
+        deal.heavy_ctas = heavy;
+    }
+    return deal;
 }
 
-template <bool kPersistent>
+// kLightDeal: compiled where the launcher may deal the light order (a kernel that splits short
+// tiles); the other walks' producers keep the plain round order's code (as stepped code ptxas
+// schedules the consumers' loops around: 1.1% on the two-consumer head-dim-64 walk with it
+// compiled in, docs/benchmarks/2026-11-29-h200-retune.md).
+template <bool kPersistent, bool kLightDeal = false>
 struct TileSchedule {
-    // Only the CTA's round is kept (its tile is blockIdx.x + round * gridDim.x): the launch's
-    // tile counts are worked out from the params (constant memory) at each step rather than held
-    // in registers across the tile's key loop.
+    // Only the CTA's round is kept (its tile is index(), blockIdx.x + round * gridDim.x in the
+    // plain order): the launch's tile counts are worked out from the params (constant memory) at
+    // each step rather than held in registers across the tile's key loop.
     int block_m;
     int round;
 
     __device__ __forceinline__ TileSchedule(int block_m_) : block_m(block_m_), round(0) {}
-    __device__ __forceinline__ long long index() const {
-        return kPersistent ? blockIdx.x + static_cast<long long>(round) * gridDim.x : 0;
+    // The CTA's tile of this round in the deal's order (kLast's: full tiles first); past the
+    // launch's tiles when it has none.
+    __device__ __forceinline__ long long index(const WalkDeal &deal) const {
+        if (!kPersistent) return 0;
+        const long long plain = blockIdx.x + static_cast<long long>(round) * gridDim.x;
+        if (!kLightDeal || round == 0 || round < deal.light_from) return plain;
+        const int heavy = deal.heavy_ctas;
+        if (static_cast<int>(blockIdx.x) < heavy) return round == deal.light_from ? plain : 0x7fffffffffffffffll;
+        const long long full = static_cast<long long>(deal.light_from) * gridDim.x + heavy;
+        return full + (blockIdx.x - heavy) + static_cast<long long>(round - deal.light_from) * (gridDim.x - heavy);
     }
     // Moves to the CTA's next tile; false when it has none.
-    __device__ __forceinline__ bool next(const FlashAttnFwdParams &p) {
+    __device__ __forceinline__ bool next(const FlashAttnFwdParams &p, const WalkDeal &deal) {
         if (!kPersistent) return false;
         const dim3 tiles = tile_grid(p, block_m);
         ++round;
-        return index() < static_cast<long long>(tiles.x) * tiles.y * tiles.z;
+        return index(deal) < static_cast<long long>(tiles.x) * tiles.y * tiles.z;
     }
     // (query tile, head, batch) of the current tile, in the launch's deal of short tiles.
     template <typename Work>
-    __device__ __forceinline__ int3 coords(const FlashAttnFwdParams &p, ShortTileDeal deal) const {
+    __device__ __forceinline__ int3 coords(const FlashAttnFwdParams &p, const WalkDeal &deal) const {
         if (!kPersistent) return Work::tile_coords(p);
         const dim3 tiles = tile_grid(p, block_m);
-        const long long i = index();
-        if (deal == ShortTileDeal::kNone) return Work::tile_coords(p, i, tiles);
-        if (deal == ShortTileDeal::kLast) {
+        const long long i = index(deal);
+        if (deal.kind == ShortTileDeal::kNone) return Work::tile_coords(p, i, tiles);
+        if (deal.kind == ShortTileDeal::kLast) {
             // All full tiles first, in the usual order, then the short ones, one per pair.
             const int full_per_pair = tiles.x - 1;
             const long long full = static_cast<long long>(full_per_pair) * tiles.y * tiles.z;

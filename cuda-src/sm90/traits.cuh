@@ -132,6 +132,9 @@ struct WsTraits {
     static constexpr bool kSeparateO = kSmemLaunchBytes + kOBytes <= 227 * 1024;
     static constexpr bool kOFromRegisters = !kSeparateO && kHeadDim == 128;
     static constexpr bool kWalks = kSeparateO || kOFromRegisters;
+    // The walk computes a short tile of at most 64 rows on every consumer, split by keys, with
+    // its O tile as the merge's slot (ws_kernel.cuh, split_tile).
+    static constexpr bool kWalkSplitsShortTiles = kSeparateO && kStateFitsOTile;
     // The two-consumer walk with O's own tile takes each tile's first Q.K^T in the turn of the
     // previous tile's last P.V (ws_kernel.cuh, kAhead), so the next tile's Q must have landed by
     // then: a second Q buffer, after the O tile. Measured on the lent H200 against one buffer

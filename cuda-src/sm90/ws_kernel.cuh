@@ -62,7 +62,7 @@ struct WsArgs {
     bool o_by_tma;
     // How a persistent walk deals short last query tiles (common/tile_work.cuh), worked out on the
     // host: kNone for one tile per CTA.
-    ShortTileDeal deal;
+    WalkDeal deal;
 };
 
 // Q comes in parts, each one TMA box (per 64 columns) with its own pair of barriers (landed;
@@ -157,7 +157,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     constexpr bool kOTile = kPersistent && Traits::kSeparateO;
     const uint32_t o_smem = kOTile ? k_smem(kStages) : q_smem;
     // Where a short tile is split by keys (split_tile; the merge's slot is the O tile).
-    constexpr bool kSplitShortTiles = kOTile && Traits::kStateFitsOTile;
+    constexpr bool kSplitShortTiles = kPersistent && Traits::kWalkSplitsShortTiles;
     // The two-consumer head-dim-64 walk issues each tile's first Q.K^T ahead of it (kAhead, below),
     // with two Q buffers (WsTraits::kPersistentQBuffers): the second after the O tile, tile t in
     // buffer t % 2 (its (t / 2)-th use), each buffer with its own pair of barriers.
@@ -239,11 +239,11 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // Every thread works out the CTA's first tile, before the barrier setup, under thread 0's
     // initialisation rather than on the way to the first copy; the producer steps the schedule
     // to the walk's later tiles and announces them to the consumers.
-    TileSchedule<kPersistent> schedule(kBlockM);
+    TileSchedule<kPersistent, kSplitShortTiles> schedule(kBlockM);
     int3 coords = schedule.template coords<Work>(p, args.deal);
     WsTile<Traits, F> tile(p, coords, packed);
     auto next_tile = [&] {
-        if (!schedule.next(p)) return false;
+        if (!schedule.next(p, args.deal)) return false;
         coords = schedule.template coords<Work>(p, args.deal);
         tile = WsTile<Traits, F>(p, coords, packed);
         return true;
@@ -784,7 +784,7 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
     static KernelFacts facts;
     WsArgs args;
     args.params = *params;
-    args.deal = ShortTileDeal::kNone;
+    args.deal = WalkDeal{ShortTileDeal::kNone, kNoLightOrder, 0};
     const FlashAttnFwdParams &p = *params;
     // Packed varlen tensors: one batch of total rows (the batch strides are never used).
     const bool packed = Features<kVariant>::kVarlen && p.cu_seqlens_q != nullptr;
@@ -816,7 +816,7 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
         const int sm_count = walks ? current_device_sm_count() : 0;
         if (sm_count > 0 && tiles > sm_count) {
             sms = sm_count;
-            args.deal = short_tile_deal(p, Traits::kBlockM, grid, sms);
+            args.deal = short_tile_deal(p, Traits::kBlockM, grid, sms, Traits::kWalkSplitsShortTiles);
         }
     }
     const bool walk = sms > 0;
