@@ -6,27 +6,35 @@
 # tiles' exponentials under their own P.V (the seed suite is tuned too, for the rows on that tile),
 # the two-consumer walk's look-ahead (95a1065), the head-dim-64 walks' tiles announced by the producer
 # (10419af; 2.5-6% faster on the H200), every walk announced and Q in one part per consumer
-# (21c9623; the head-dim-128 walks 1-3% faster on the H200).
+# (21c9623; the head-dim-128 walks 1-3% faster on the H200), the last deal's light order for the
+# split short tiles (aeb45f4; S4096 D64 1.5-2% faster on the H200).
 # Here first:
 #   FLASHATTN_CUDA_ARCHS=90a scripts/gpu-pack.sh                          # dist/gpu.txz of main
 #   git worktree add --detach /tmp/old d30b9b4 && (cd /tmp/old && FLASHATTN_CUDA_ARCHS=90a scripts/gpu-pack.sh) \
 #     && xz -c /tmp/old/dist/gpu/bin/flashattn-bench > dist/main-bench-d30b9b4.xz
-# Then on the H100, from the checkout root (about 13 minutes of device time): the GPU tests, a fuzz
-# run and ws_short_last_tiles under the three sanitizers; an A/B against d30b9b4 over the seed, long and
-# masks suites; the tuner over the seed and long suites against the
-# H100 table and the rule; the seed and long suites beside SDPA with the tuned rows (copy them
-# into crates/flashattn/dispatch/ where both repetitions agree).
+# Then on the H100, from the checkout root, in two calls (a call may run 600 s; each part takes
+# about 450 s, measured on the H200 in calls HK, HJ and HE of docs/benchmarks/2026-11-29-h200-retune.md):
+#   part a: the GPU tests, a fuzz run, ws_short_last_tiles under the three sanitizers, an A/B
+#           against d30b9b4 over the seed, long and masks suites;
+#   part b: the tuner over the seed and long suites against the H100 table and the rule, then the
+#           seed and long suites beside SDPA with the tuned rows (copy them into
+#           crates/flashattn/dispatch/ where both repetitions agree).
+#   OUT=$OUT bash docs/benchmarks/2026-11-28-h200-walk-limit/next-h100.sh a    # then ... b
 set -uo pipefail
 o=${OUT:-gpu-out}/next-h100
 mkdir -p "$o"
 [ -d dist/gpu/bin ] || tar -xJf dist/gpu.txz -C dist
-OUT=$o/tests FUZZ_ARGS='--cases 200 --seed 601' scripts/gpu-run.sh tests fuzz > "$o/tests-run.log" 2>&1
-OUT=$o/san SANITIZE_TEST=ws_short_last_tiles SANITIZER_LIMIT=150 scripts/gpu-run.sh test-sanitizer > "$o/san-run.log" 2>&1
-OUT=$o/ab AB_OLD=dist/main-bench-d30b9b4.xz AB_REPS=2 AB_ARGS='--suite seed,long,masks --modes graph --iters 30' \
-  scripts/gpu-run.sh ab > "$o/ab-run.log" 2>&1
-OUT=$o/tune TUNE_ARGS='--suite seed,long --iters 20' AB_REPS=2 TUNED_AB_ARGS='--suite seed,long --modes graph --iters 30' \
-  scripts/gpu-run.sh tune tuned-ab > "$o/tune-run.log" 2>&1
-OUT=$o/bench FLASHATTN_DISPATCH=$o/tune/dispatch.tsv BENCH_ARGS='run --suite seed,long --modes graph --iters 50' \
-  scripts/gpu-run.sh bench > "$o/bench-run.log" 2>&1
-grep -E "^test |fuzz|sanitizer" "$o/tests/summary.txt" "$o/san/summary.txt"
-cat "$o/ab/ab-pooled.txt" "$o/tune/summary.txt"; tail -30 "$o/bench/summary.txt"
+part=${1:?part a or b}
+if [ "$part" = a ]; then
+  OUT=$o/tests FUZZ_ARGS='--cases 200 --seed 601' scripts/gpu-run.sh tests fuzz > "$o/tests-run.log" 2>&1
+  OUT=$o/san SANITIZE_TEST=ws_short_last_tiles SANITIZER_LIMIT=80 scripts/gpu-run.sh test-sanitizer > "$o/san-run.log" 2>&1
+  OUT=$o/ab AB_OLD=dist/main-bench-d30b9b4.xz AB_REPS=2 AB_ARGS='--suite seed,long,masks --modes graph --iters 30' \
+    scripts/gpu-run.sh ab > "$o/ab-run.log" 2>&1
+  grep -E "^test |fuzz|sanitizer" "$o/tests/summary.txt" "$o/san/summary.txt"
+  cat "$o/ab/ab-pooled.txt"
+else
+  # The bench step after tune takes the tuned table (FLASHATTN_DISPATCH) by itself.
+  OUT=$o/tune TUNE_ARGS='--suite seed,long --iters 20' AB_REPS=2 TUNED_AB_ARGS='--suite seed,long --modes graph --iters 30' \
+    BENCH_ARGS='run --suite seed,long --modes graph --iters 50' scripts/gpu-run.sh tune tuned-ab bench > "$o/tune-run.log" 2>&1
+  tail -80 "$o/tune/summary.txt"
+fi
