@@ -264,7 +264,7 @@ constexpr int kNoLightOrder = 0x7fffffff;
 // kLast in the light order where the kernel splits the call's short tiles (`splits_short`, and
 // they have 64 rows or fewer), every CTA takes a full tile first (so a walk's first tile is the
 // plain order's, which every thread works out at the kernel's start: the light order's code
-// there cost the seed shapes 0.8-1.2%) and no light CTA takes more than two short ones.
+// there cost the seed shapes 0.7-1.2%) and no light CTA takes more than two short ones.
 inline WalkDeal short_tile_deal(const FlashAttnFwdParams &p, int block_m, dim3 tiles, int ctas, bool splits_short) {
     WalkDeal deal{ShortTileDeal::kNone, kNoLightOrder, 0};
     if (p.causal || tiles.x < 2 || p.seqlen_q % block_m == 0) return deal;
@@ -285,11 +285,11 @@ inline WalkDeal short_tile_deal(const FlashAttnFwdParams &p, int block_m, dim3 t
     return deal;
 }
 
-// kLightDeal: compiled where the launcher may deal the light order (a kernel that splits short
+// kLightOrder: compiled where the launcher may deal the light order (a kernel that splits short
 // tiles); the other walks' producers keep the plain round order's code (as stepped code ptxas
 // schedules the consumers' loops around: 1.1% on the two-consumer head-dim-64 walk with it
 // compiled in, docs/benchmarks/2026-11-29-h200-retune.md).
-template <bool kPersistent, bool kLightDeal = false>
+template <bool kPersistent, bool kLightOrder = false>
 struct TileSchedule {
     // Only the CTA's round is kept (its tile is index(), blockIdx.x + round * gridDim.x in the
     // plain order): the launch's tile counts are worked out from the params (constant memory) at
@@ -303,7 +303,7 @@ struct TileSchedule {
     __device__ __forceinline__ long long index(const WalkDeal &deal) const {
         if (!kPersistent) return 0;
         const long long plain = blockIdx.x + static_cast<long long>(round) * gridDim.x;
-        if (!kLightDeal || round == 0 || round < deal.light_from) return plain;
+        if (!kLightOrder || round == 0 || round < deal.light_from) return plain;
         const int heavy = deal.heavy_ctas;
         if (static_cast<int>(blockIdx.x) < heavy) return round == deal.light_from ? plain : 0x7fffffffffffffffll;
         const long long full = static_cast<long long>(deal.light_from) * gridDim.x + heavy;
