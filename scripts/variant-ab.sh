@@ -11,8 +11,9 @@
 #   scripts/variant-ab.sh build main=HEAD ring=HEAD+docs/benchmarks/2026-11-29-h200-walk-boundaries/ring.patch
 # writes dist/variant-ab/variant-ab (about a minute a variant, nvcc in parallel; PROBE_EVERY_VARIANT=1
 # also compiles the general and score-modifier kernels, for windows, sinks, softcap and ALiBi: three
-# times as long). The kernel sources come from each variant; the probe's own files (cuda-src/probes)
-# from this checkout.
+# times as long; PROBE_FWD_TILES=1 adds the one-warpgroup tiles of fwd_kernel.cuh that the seed
+# shapes run, m64n64w4s2 and the like, and every tile's fallback). The kernel sources come from each
+# variant; the probe's own files (cuda-src/probes) from this checkout.
 # On the GPU host (no Rust, no nvcc), from the checkout root: ROUNDS rounds per shape, each shape
 # "TILE DTYPE BATCH HEADS SEQLEN HEAD_DIM [MODS]" with TILE one of cuda-src/probes/probe_tiles.cuh
 # and MODS words of causal, window=LEFT,RIGHT, softcap=CAP, alibi, sinks, lse:
@@ -74,6 +75,7 @@ PY
   { printf '#define PROBE_VARIANTS'; for n in "${names[@]}"; do printf ' X(%s)' "$n"; done; echo; } > "$dir/gen/probes/variants.h"
   flags=(-std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a)
   every=(); [ "${PROBE_EVERY_VARIANT:-0}" = 1 ] && every=(-DPROBE_EVERY_VARIANT)
+  [ "${PROBE_FWD_TILES:-0}" = 1 ] && every+=(-DPROBE_FWD_TILES)
   pids=()
   for n in "${names[@]}"; do
     tree="$dir/src/$n/cuda-src"

@@ -1,6 +1,8 @@
 // The warp-specialized Hopper tiles the standalone probes run (timeline.cu, variant_entry.cu), by
-// name: the head-dim-128 tiles of the H100 table and the head-dim-64 ones that walk persistently.
-// Each probe compiles only these, apart from the library (its own nvcc call, sm_90a only).
+// name: the head-dim-128 tiles of the H100 table and the head-dim-64 ones that walk persistently;
+// with PROBE_FWD_TILES also the one-warpgroup tiles of fwd_kernel.cuh the H200 table gives the
+// seed shapes. Each probe compiles only these, apart from the library (its own nvcc call, sm_90a
+// only).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -11,6 +13,10 @@
 
 #include "sm90/ws_kernel.cuh"
 
+#ifdef PROBE_FWD_TILES
+// (The warp-specialized tiles' fallbacks are then compiled too.)
+#include "sm90/fwd_kernel.cuh"
+#else
 namespace flashattn::sm90 {
 // The cp.async fallback tile is not compiled here: a call that would need it fails instead.
 template <typename Traits, Variant kVariant>
@@ -18,6 +24,7 @@ FlashAttnStatus launch_fwd(FlashAttnFwdParams *, cudaStream_t) {
     return FLASHATTN_STATUS_UNKNOWN_CONFIG;
 }
 }  // namespace flashattn::sm90
+#endif
 
 namespace flashattn::probe {
 
@@ -40,6 +47,16 @@ constexpr Launcher ws_launcher() {
 }
 template <typename T, int D, int N, int C, int S, Variant V>
 constexpr Launcher ws = ws_launcher<T, D, N, C, S, V>();
+// A tile of fwd_kernel.cuh: W warpgroups.
+template <typename T, int D, int N, int W, int S, Variant V>
+constexpr Launcher fwd_launcher() {
+    if constexpr (V == Variant::kDense || kEveryVariant)
+        return sm90::launch_fwd<sm90::FwdTraits<T, D, N, W, S>, V>;
+    else
+        return nullptr;
+}
+template <typename T, int D, int N, int W, int S, Variant V>
+constexpr Launcher fwd = fwd_launcher<T, D, N, W, S, V>();
 
 struct ProbeTile {
     const char *name;  // the tile's configuration name without dtype and head dim
@@ -57,10 +74,23 @@ constexpr ProbeTile tile(const char *name) {
             {ws<__half, D, N, C, S, Variant::kScoreMod>, ws<__nv_bfloat16, D, N, C, S, Variant::kScoreMod>}};
 }
 
+template <int D, int N, int W, int S>
+constexpr ProbeTile fwd_tile(const char *name) {
+    return {name,
+            D,
+            {fwd<__half, D, N, W, S, Variant::kDense>, fwd<__nv_bfloat16, D, N, W, S, Variant::kDense>},
+            {fwd<__half, D, N, W, S, Variant::kGeneral>, fwd<__nv_bfloat16, D, N, W, S, Variant::kGeneral>},
+            {fwd<__half, D, N, W, S, Variant::kScoreMod>, fwd<__nv_bfloat16, D, N, W, S, Variant::kScoreMod>}};
+}
+
 inline constexpr ProbeTile kProbeTiles[] = {
     tile<128, 176, 2, 2>("m128n176w12s2ws"), tile<128, 128, 2, 3>("m128n128w12s3ws"),
     tile<128, 80, 3, 4>("m192n80w16s4ws"),   tile<64, 128, 3, 4>("m192n128w16s4ws"),
     tile<64, 128, 2, 4>("m128n128w12s4ws"),
+#ifdef PROBE_FWD_TILES
+    fwd_tile<64, 64, 1, 2>("m64n64w4s2"),    fwd_tile<64, 64, 1, 3>("m64n64w4s3"),
+    fwd_tile<64, 128, 1, 2>("m64n128w4s2"),  fwd_tile<64, 128, 1, 3>("m64n128w4s3"),
+#endif
 };
 
 // The tile of that name and head dim, or null.
