@@ -303,6 +303,7 @@ struct TileSchedule {
     __device__ __forceinline__ long long index(const WalkDeal &deal) const {
         if (!kPersistent) return 0;
         const long long plain = blockIdx.x + static_cast<long long>(round) * gridDim.x;
+        // (light_from is at least 1: round 0, the first tile's, folds to the plain order.)
         if (!kLightOrder || round == 0 || round < deal.light_from) return plain;
         const int heavy = deal.heavy_ctas;
         if (static_cast<int>(blockIdx.x) < heavy) return round == deal.light_from ? plain : 0x7fffffffffffffffll;

@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include <cstring>
+#include <type_traits>
 
 #include "sm90/ws_kernel.cuh"
 
@@ -38,26 +39,6 @@ constexpr bool kEveryVariant = true;
 #else
 constexpr bool kEveryVariant = false;
 #endif
-template <typename T, int D, int N, int C, int S, Variant V>
-constexpr Launcher ws_launcher() {
-    if constexpr (V == Variant::kDense || kEveryVariant)
-        return sm90::launch_ws<sm90::WsTraits<T, D, N, C, S>, V, 0>;
-    else
-        return nullptr;  // not instantiated: its kernel is not compiled
-}
-template <typename T, int D, int N, int C, int S, Variant V>
-constexpr Launcher ws = ws_launcher<T, D, N, C, S, V>();
-// A tile of fwd_kernel.cuh: W warpgroups.
-template <typename T, int D, int N, int W, int S, Variant V>
-constexpr Launcher fwd_launcher() {
-    if constexpr (V == Variant::kDense || kEveryVariant)
-        return sm90::launch_fwd<sm90::FwdTraits<T, D, N, W, S>, V>;
-    else
-        return nullptr;
-}
-template <typename T, int D, int N, int W, int S, Variant V>
-constexpr Launcher fwd = fwd_launcher<T, D, N, W, S, V>();
-
 struct ProbeTile {
     const char *name;  // the tile's configuration name without dtype and head dim
     int head_dim;
@@ -65,31 +46,42 @@ struct ProbeTile {
     Launcher dense[2], general[2], score_mod[2];
 };
 
-template <int D, int N, int C, int S>
-constexpr ProbeTile tile(const char *name) {
-    return {name,
-            D,
-            {ws<__half, D, N, C, S, Variant::kDense>, ws<__nv_bfloat16, D, N, C, S, Variant::kDense>},
-            {ws<__half, D, N, C, S, Variant::kGeneral>, ws<__nv_bfloat16, D, N, C, S, Variant::kGeneral>},
-            {ws<__half, D, N, C, S, Variant::kScoreMod>, ws<__nv_bfloat16, D, N, C, S, Variant::kScoreMod>}};
+// The launcher of one kernel: Traits is sm90::WsTraits (ws_kernel.cuh) or sm90::FwdTraits
+// (fwd_kernel.cuh), whose parameters read alike (element, head dim, keys, warpgroups, buffers).
+template <template <typename, int, int, int, int> class Traits, typename T, int D, int N, int G, int S, Variant V>
+constexpr Launcher launcher() {
+    using Tile = Traits<T, D, N, G, S>;
+    if constexpr (V != Variant::kDense && !kEveryVariant)
+        return nullptr;  // not instantiated: its kernel is not compiled
+    else if constexpr (std::is_same_v<Tile, sm90::WsTraits<T, D, N, G, S>>)
+        return sm90::launch_ws<Tile, V, 0>;
+    else
+        return sm90::launch_fwd<Tile, V>;
 }
 
-template <int D, int N, int W, int S>
-constexpr ProbeTile fwd_tile(const char *name) {
+template <template <typename, int, int, int, int> class Traits, int D, int N, int G, int S>
+constexpr ProbeTile tile(const char *name) {
+    using H = __half;
+    using B = __nv_bfloat16;
     return {name,
             D,
-            {fwd<__half, D, N, W, S, Variant::kDense>, fwd<__nv_bfloat16, D, N, W, S, Variant::kDense>},
-            {fwd<__half, D, N, W, S, Variant::kGeneral>, fwd<__nv_bfloat16, D, N, W, S, Variant::kGeneral>},
-            {fwd<__half, D, N, W, S, Variant::kScoreMod>, fwd<__nv_bfloat16, D, N, W, S, Variant::kScoreMod>}};
+            {launcher<Traits, H, D, N, G, S, Variant::kDense>(), launcher<Traits, B, D, N, G, S, Variant::kDense>()},
+            {launcher<Traits, H, D, N, G, S, Variant::kGeneral>(), launcher<Traits, B, D, N, G, S, Variant::kGeneral>()},
+            {launcher<Traits, H, D, N, G, S, Variant::kScoreMod>(),
+             launcher<Traits, B, D, N, G, S, Variant::kScoreMod>()}};
 }
 
 inline constexpr ProbeTile kProbeTiles[] = {
-    tile<128, 176, 2, 2>("m128n176w12s2ws"), tile<128, 128, 2, 3>("m128n128w12s3ws"),
-    tile<128, 80, 3, 4>("m192n80w16s4ws"),   tile<64, 128, 3, 4>("m192n128w16s4ws"),
-    tile<64, 128, 2, 4>("m128n128w12s4ws"),
+    tile<sm90::WsTraits, 128, 176, 2, 2>("m128n176w12s2ws"),
+    tile<sm90::WsTraits, 128, 128, 2, 3>("m128n128w12s3ws"),
+    tile<sm90::WsTraits, 128, 80, 3, 4>("m192n80w16s4ws"),
+    tile<sm90::WsTraits, 64, 128, 3, 4>("m192n128w16s4ws"),
+    tile<sm90::WsTraits, 64, 128, 2, 4>("m128n128w12s4ws"),
 #ifdef PROBE_FWD_TILES
-    fwd_tile<64, 64, 1, 2>("m64n64w4s2"),    fwd_tile<64, 64, 1, 3>("m64n64w4s3"),
-    fwd_tile<64, 128, 1, 2>("m64n128w4s2"),  fwd_tile<64, 128, 1, 3>("m64n128w4s3"),
+    tile<sm90::FwdTraits, 64, 64, 1, 2>("m64n64w4s2"),
+    tile<sm90::FwdTraits, 64, 64, 1, 3>("m64n64w4s3"),
+    tile<sm90::FwdTraits, 64, 128, 1, 2>("m64n128w4s2"),
+    tile<sm90::FwdTraits, 64, 128, 1, 3>("m64n128w4s3"),
 #endif
 };
 
