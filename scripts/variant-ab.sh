@@ -74,12 +74,12 @@ PY
   done
   { printf '#define PROBE_VARIANTS'; for n in "${names[@]}"; do printf ' X(%s)' "$n"; done; echo; } > "$dir/gen/probes/variants.h"
   flags=(-std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a)
-  every=(); [ "${PROBE_EVERY_VARIANT:-0}" = 1 ] && every=(-DPROBE_EVERY_VARIANT)
-  [ "${PROBE_FWD_TILES:-0}" = 1 ] && every+=(-DPROBE_FWD_TILES)
+  probe_flags=(); [ "${PROBE_EVERY_VARIANT:-0}" = 1 ] && probe_flags+=(-DPROBE_EVERY_VARIANT)
+  [ "${PROBE_FWD_TILES:-0}" = 1 ] && probe_flags+=(-DPROBE_FWD_TILES)
   pids=()
   for n in "${names[@]}"; do
     tree="$dir/src/$n/cuda-src"
-    nvcc "${flags[@]}" "${every[@]}" -DVARIANT_NAMESPACE="flashattn_variant_$n" -DVARIANT_ENTRY="variant_$n" -I"$tree" \
+    nvcc "${flags[@]}" "${probe_flags[@]}" -DVARIANT_NAMESPACE="flashattn_variant_$n" -DVARIANT_ENTRY="variant_$n" -I"$tree" \
       -I"$tree/include" -c "$tree/probes/variant_entry.cu" -o "$dir/$n.o" &
     pids+=($!)
     # As many nvcc at a time as cores.
