@@ -16,7 +16,7 @@
 # variant; the probe's own files (cuda-src/probes) from this checkout.
 # On the GPU host (no Rust, no nvcc), from the checkout root: ROUNDS rounds per shape, each shape
 # "TILE DTYPE BATCH HEADS SEQLEN HEAD_DIM [MODS]" with TILE one of cuda-src/probes/probe_tiles.cuh
-# and MODS words of causal, window=LEFT,RIGHT, softcap=CAP, alibi, sinks, lse:
+# and MODS words of causal, window=LEFT,RIGHT, softcap=CAP, alibi, sinks, lse, keys=N (N keys, not SEQLEN):
 #   scripts/variant-ab.sh run 15 "m128n176w12s2ws bf16 8 16 2048 128" "m192n128w16s4ws f16 8 16 512 64 causal"
 # exits 1 if some variant's O differs from the first's.
 set -euo pipefail

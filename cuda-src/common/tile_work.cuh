@@ -8,6 +8,8 @@
 #include <math_constants.h>
 #include <stdint.h>
 
+#include <algorithm>
+
 #include "common/features.cuh"
 #include "common/launch.cuh"
 #include "common/mask.cuh"
@@ -222,9 +224,21 @@ __host__ __device__ __forceinline__ dim3 tile_grid(const FlashAttnFwdParams &p, 
 // blockIdx.x, blockIdx.x + gridDim.x, ... of all of them. Static round robin: with the query
 // tile fastest, the CTAs running at one time still work on a few heads (their K/V shared in L2),
 // and non-causal tiles of one launch are equally long, so every CTA gets the same work to
-// within one tile. (Causal tiles are not: a persistent causal launch would want a dynamic
-// scheduler or a snake order; causal launches keep one CTA per tile, which the hardware
-// dispatches to whichever SM is free.)
+// within one tile.
+//
+// Causal tiles are not: tile m of a pair sees about m + 1 tiles' worth of keys, and round robin
+// over them longest first (TileWork::tile_coords' causal order) gave the low CTAs the longest
+// tile of every round (a simulation of the deal: the busiest CTA 11-16% over the mean at
+// 1,024-4,096 keys). A causal walk (kFold) deals folds instead: tiles F - 1 - mm and mm of a pair
+// (the first F of its query tiles), which together see the same keys for every mm, in the causal
+// sections' order, each CTA the longer tile of its fold first; then the single tiles, one per
+// slot: the middle ones where F is odd, and the short last ones where F leaves them out
+// (causal_fold_deal picks F and whether to walk at all). Measured on the lent H200 with the
+// variant probe against one CTA per tile (docs/benchmarks/2026-11-29-h200-causal-walk.md), bf16
+// causal at 1,000-4,096 keys: the 128-row head-dim-128 tile 2-20% faster, the 192-row one
+// 0.5-12%, the head-dim-64 tiles 4-27%. Plain round robin on the 128-row tile: 14% and 2% faster
+// at 1,024 and 2,048 keys, 8% slower at 4,096; a snake order (every other round reversed): 5%
+// faster, 12% and 20% slower.
 //
 // A non-causal persistent launch whose sequences end in a short query tile deals the short tiles
 // apart: the warp-specialized kernel runs one in a fraction of a full tile's time (its warpgroups
@@ -234,7 +248,8 @@ __host__ __device__ __forceinline__ dim3 tile_grid(const FlashAttnFwdParams &p, 
 // or, where K/V does not stay in L2 until then (the short tiles of the last rounds would each
 // read another pair's K/V from memory), by rotating each pair's query tiles. The launcher picks
 // the deal (short_tile_deal), once per launch on the host, as it does the causal sections.
-enum class ShortTileDeal : int { kNone, kLast, kRotate };
+// (kFold, the causal walk's, above.)
+enum class ShortTileDeal : int { kNone, kLast, kRotate, kFold };
 
 // A walk's deal as the kernel reads it. kLast's short tiles go round the CTAs starting from the
 // first CTA with one full tile fewer than the others, and on round all CTAs. Where a short tile
@@ -249,6 +264,12 @@ struct WalkDeal {
     ShortTileDeal kind;
     int light_from;
     int heavy_ctas;
+    // kFold: the launch's folds, (fold_tiles / 2) x pairs; the query tiles of a pair dealt in
+    // folds (its full ones, or all of them with a short last one); whether the single tiles
+    // after the folds start with the short last ones (else with the middle ones).
+    long long folds;
+    int fold_tiles;
+    bool shorts_first;
 };
 constexpr int kNoLightOrder = 0x7fffffff;
 
@@ -266,8 +287,8 @@ constexpr int kNoLightOrder = 0x7fffffff;
 // plain order's, which every thread works out at the kernel's start: the light order's code
 // there cost the seed shapes 0.7-1.2%) and no light CTA takes more than two short ones.
 inline WalkDeal short_tile_deal(const FlashAttnFwdParams &p, int block_m, dim3 tiles, int ctas, bool splits_short) {
-    WalkDeal deal{ShortTileDeal::kNone, kNoLightOrder, 0};
-    if (p.causal || tiles.x < 2 || p.seqlen_q % block_m == 0) return deal;
+    WalkDeal deal{ShortTileDeal::kNone, kNoLightOrder, 0, 0, 0, false};
+    if (tiles.x < 2 || p.seqlen_q % block_m == 0) return deal;
     const long long count = static_cast<long long>(tiles.x) * tiles.y * tiles.z;
     const long long kv_bytes = kv_head_bytes(p) * p.batch * p.heads_kv;
     const bool rotate = tiles.x <= 8 && static_cast<int>(tiles.x) <= ctas && count <= 0x7fffffffll &&
@@ -283,6 +304,76 @@ inline WalkDeal short_tile_deal(const FlashAttnFwdParams &p, int block_m, dim3 t
         deal.heavy_ctas = heavy;
     }
     return deal;
+}
+
+// A causal walk's costs, in key tiles (TileSchedule's fold): a tile's boundary in a walk, and a
+// CTA's start where each tile has its own, beside the key tiles a tile's last row sees times its
+// share of the tile's rows. From a simulation of both launches (the hardware's dispatch as
+// longest-first to the least busy SM) that reproduced the H200's times of the causal walk and of
+// one CTA per tile within 1-5% on four warp-specialized tiles at 1,000-4,096 keys. With them
+// causal_fold_deal walks all 31 shapes measured there (docs/benchmarks/2026-11-29-h200-causal-walk.md),
+// each 0.5-27% faster walked; its own estimate of the ratio is within 0.16 of the measured one.
+constexpr double kWalkTileCost = 0.5;
+constexpr double kCtaStartCost = 1.5;
+
+// The causal walk's deal of a launch of `ctas` CTAs over `tiles` (tile_grid) of block_m-row query
+// tiles and block_n-key key tiles, or false where one CTA per tile is expected to be faster.
+// Where the sequences end in a short query tile the fold can leave it out (a single tile after
+// the folds, fold_tiles = the full ones) or take it in (fold_tiles = all of them): the short tile
+// sees every key with fewer rows, and either way some single tiles (the middle ones of an odd
+// fold_tiles, the short ones) follow the folds, which round robin leaves uneven. Each deal's
+// busiest CTA is worked out with the costs above (the single tiles in decreasing cost, so that
+// the busiest is the first light or the first heavy CTA to take them), and the better deal walks
+// if its busiest CTA has less to do than the average CTA of one CTA per tile (the hardware's
+// dispatch balances those). On the host, once per launch: O(query tiles a sequence).
+inline bool causal_fold_deal(const FlashAttnFwdParams &p, int block_m, int block_n, dim3 tiles, int ctas,
+                             WalkDeal *deal) {
+    const int count = static_cast<int>(tiles.x);
+    const long long pairs = static_cast<long long>(tiles.y) * tiles.z;
+    const long long diag = p.causal_top_left ? 0 : static_cast<long long>(p.seqlen_k) - p.seqlen_q;
+    auto cost = [&](int m) {
+        const int row_end = min((m + 1) * block_m, p.seqlen_q);
+        const long long last_key = min(row_end - 1 + diag, static_cast<long long>(p.seqlen_k) - 1);
+        return static_cast<double>(last_key / block_n + 1) * (row_end - m * block_m) / block_m + kWalkTileCost;
+    };
+    double pair_cost = 0;  // in a walk
+    for (int m = 0; m < count; ++m) pair_cost += cost(m);
+    const double per_cta_of_ctas = (pair_cost + (kCtaStartCost - kWalkTileCost) * count) * pairs / ctas;
+    const int full = p.seqlen_q / block_m;
+    double best = per_cta_of_ctas;
+    bool walks = false;
+    for (int folded = full; folded <= count; folded += count - full) {
+        const int half = folded / 2;
+        double fold_cost = 0;  // a fold's, on average
+        for (int m = 0; m < 2 * half; ++m) fold_cost += cost(m);
+        if (half > 0) fold_cost /= half;
+        // The single tiles' groups, each one a pair, in decreasing cost.
+        double group_cost[2] = {0, 0};
+        int groups = 0;
+        const bool has_middles = folded & 1, has_shorts = folded < count;
+        if (has_middles) group_cost[groups++] = cost(half);
+        if (has_shorts) group_cost[groups++] = cost(count - 1);
+        const bool swap = groups == 2 && group_cost[1] > group_cost[0];
+        if (swap) std::swap(group_cost[0], group_cost[1]);
+        const long long folds = static_cast<long long>(half) * pairs;
+        const long long q = folds / ctas;
+        const int r = static_cast<int>(folds % ctas);
+        // Tiles among the first n single ones that the CTA at offset o from the first one takes.
+        auto taken = [&](int o, long long n) { return o < n ? (n - 1 - o) / ctas + 1 : 0ll; };
+        auto load = [&](int o) {
+            const long long own = taken(o, pairs), both = taken(o, groups * pairs);
+            return (q + (r > 0 && o >= ctas - r ? 1 : 0)) * fold_cost + own * group_cost[0] + (both - own) * group_cost[1];
+        };
+        const double busiest = r > 0 ? std::max(load(0), load(ctas - r)) : load(0);
+        if (busiest < best) {
+            best = busiest;
+            walks = true;
+            *deal = WalkDeal{ShortTileDeal::kFold, kNoLightOrder, 0, folds, folded,
+                             has_shorts && (!has_middles || swap)};
+        }
+        if (count == full) break;
+    }
+    return walks;
 }
 
 // kLightOrder: compiled where the launcher may deal the light order (a kernel that splits short
@@ -302,6 +393,14 @@ struct TileSchedule {
     // launch's tiles when it has none.
     __device__ __forceinline__ long long index(const WalkDeal &deal) const {
         if (!kPersistent) return 0;
+        if (deal.kind == ShortTileDeal::kFold) {
+            // Slots blockIdx.x, blockIdx.x + gridDim.x, ...: the CTA's folds, two rounds each
+            // (the longer tile first), then its single tiles after all folds.
+            const long long slot = blockIdx.x + static_cast<long long>(round >> 1) * gridDim.x;
+            if (slot < deal.folds) return 2 * slot + (round & 1);
+            const long long own_folds = deal.folds > blockIdx.x ? (deal.folds - 1 - blockIdx.x) / gridDim.x + 1 : 0;
+            return deal.folds + blockIdx.x + (round - own_folds) * gridDim.x;
+        }
         const long long plain = blockIdx.x + static_cast<long long>(round) * gridDim.x;
         // (light_from is at least 1: round 0, the first tile's, folds to the plain order.)
         if (!kLightOrder || round == 0 || round < deal.light_from) return plain;
@@ -324,6 +423,37 @@ struct TileSchedule {
         const dim3 tiles = tile_grid(p, block_m);
         const long long i = index(deal);
         if (deal.kind == ShortTileDeal::kNone) return Work::tile_coords(p, i, tiles);
+        if (deal.kind == ShortTileDeal::kFold) {
+            // Tiles 2u and 2u + 1 are fold u: in section order, the pairs of a section fastest,
+            // fold mm of a pair its tiles F - 1 - mm and mm (F = fold_tiles). After the folds the
+            // single tiles: each pair's middle one where F is odd, and its short last one where
+            // F leaves it out, the two groups in the deal's order.
+            const int full = deal.fold_tiles;
+            const int half = full / 2;
+            const int pairs = tiles.y * tiles.z;
+            const long long folds = deal.folds;
+            int m_block, pair;
+            if (i < 2 * folds) {
+                const long long slot = i >> 1;
+                const int section = p.causal_section > 0 && p.causal_section < pairs ? p.causal_section : pairs;
+                const long long per_section = static_cast<long long>(section) * half;
+                const long long s = slot / per_section;
+                const int first = static_cast<int>(s * section);
+                const int here = min(section, pairs - first);
+                const int r = static_cast<int>(slot - s * per_section);
+                const int mm = r / here;
+                pair = first + r % here;
+                m_block = (i & 1) ? mm : full - 1 - mm;
+            } else {
+                const int single = static_cast<int>(i - 2 * folds);
+                const bool has_middles = full & 1, has_shorts = full < static_cast<int>(tiles.x);
+                const bool first_group = single < pairs;
+                const bool short_tile = has_shorts && (deal.shorts_first ? first_group : !first_group || !has_middles);
+                pair = first_group ? single : single - pairs;
+                m_block = short_tile ? full : half;
+            }
+            return make_int3(m_block, pair % tiles.y, pair / tiles.y);
+        }
         if (deal.kind == ShortTileDeal::kLast) {
             // All full tiles first, in the usual order, then the short ones, one per pair.
             const int full_per_pair = tiles.x - 1;

@@ -41,10 +41,11 @@ __global__ void fill(uint16_t *x, size_t n, uint32_t seed, bool bf16) {
 }
 
 // Masks and score modifiers, from a shape's trailing words: causal, window=LEFT,RIGHT,
-// softcap=CAP, alibi, sinks, lse.
+// softcap=CAP, alibi, sinks, lse; and keys=N, a key count other than the query count.
 struct Mods {
     bool causal = false, alibi = false, sinks = false, lse = false;
     int window_left = -1, window_right = -1;
+    int keys = 0;  // 0: as many keys as queries
     float softcap = 0.f;
 
     // False on a word it does not know.
@@ -54,6 +55,7 @@ struct Mods {
         if (std::strcmp(word, "sinks") == 0) return sinks = true;
         if (std::strcmp(word, "lse") == 0) return lse = true;
         if (std::sscanf(word, "softcap=%f", &softcap) == 1) return softcap > 0.f;
+        if (std::sscanf(word, "keys=%d", &keys) == 1) return keys > 0;
         return std::sscanf(word, "window=%d,%d", &window_left, &window_right) == 2;
     }
 };
@@ -62,29 +64,34 @@ struct DenseCall {
     FlashAttnFwdParams params;
     uint16_t *q, *k, *v, *o;
     float *alibi_slopes = nullptr, *sinks = nullptr, *lse = nullptr;
-    size_t elems;  // of each tensor
+    size_t elems;  // of Q and of O
 
-    DenseCall(bool bf16, int batch, int heads, int seqlen, int head_dim) : params{} {
+    DenseCall(bool bf16, int batch, int heads, int seqlen, int head_dim)
+        : DenseCall(bf16, batch, heads, seqlen, seqlen, head_dim) {}
+    DenseCall(bool bf16, int batch, int heads, int seqlen, int seqlen_k, int head_dim) : params{} {
         elems = static_cast<size_t>(batch) * seqlen * heads * head_dim;
+        const size_t kv_elems = static_cast<size_t>(batch) * seqlen_k * heads * head_dim;
         PROBE_CHECK(cudaMalloc(&q, elems * 2));
-        PROBE_CHECK(cudaMalloc(&k, elems * 2));
-        PROBE_CHECK(cudaMalloc(&v, elems * 2));
+        PROBE_CHECK(cudaMalloc(&k, kv_elems * 2));
+        PROBE_CHECK(cudaMalloc(&v, kv_elems * 2));
         PROBE_CHECK(cudaMalloc(&o, elems * 2));
         fill<<<1024, 256>>>(q, elems, 1, bf16);
-        fill<<<1024, 256>>>(k, elems, 2, bf16);
-        fill<<<1024, 256>>>(v, elems, 3, bf16);
+        fill<<<1024, 256>>>(k, kv_elems, 2, bf16);
+        fill<<<1024, 256>>>(v, kv_elems, 3, bf16);
         PROBE_CHECK(cudaGetLastError());
         FlashAttnFwdParams &p = params;
         p.q = q;
         p.k = k;
         p.v = v;
         p.o = o;
-        const int64_t row = static_cast<int64_t>(heads) * head_dim, bat = row * seqlen;
-        p.q_batch_stride = p.k_batch_stride = p.v_batch_stride = p.o_batch_stride = bat;
+        const int64_t row = static_cast<int64_t>(heads) * head_dim;
+        p.q_batch_stride = p.o_batch_stride = row * seqlen;
+        p.k_batch_stride = p.v_batch_stride = row * seqlen_k;
         p.q_row_stride = p.k_row_stride = p.v_row_stride = p.o_row_stride = row;
         p.q_head_stride = p.k_head_stride = p.v_head_stride = p.o_head_stride = head_dim;
         p.batch = batch;
-        p.seqlen_q = p.seqlen_k = seqlen;
+        p.seqlen_q = seqlen;
+        p.seqlen_k = seqlen_k;
         p.heads_q = p.heads_kv = heads;
         p.head_dim = head_dim;
         p.softmax_scale = 1.0f / std::sqrt(static_cast<float>(head_dim));

@@ -92,7 +92,8 @@ int main(int argc, char **argv) {
                 return 2;
             }
         const bool bf16 = std::strcmp(dtype, "bf16") == 0;
-        probe_inputs::DenseCall call(bf16, batch, heads, seqlen, head_dim);
+        const int keys = mods.keys > 0 ? mods.keys : seqlen;
+        probe_inputs::DenseCall call(bf16, batch, heads, seqlen, keys, head_dim);
         call.apply(mods);
         cudaStream_t stream;
         PROBE_CHECK(cudaStreamCreate(&stream));
@@ -151,8 +152,8 @@ int main(int argc, char **argv) {
                 us[v].push_back(ms * 1000.0 / (kReplaysPerSample * kCallsPerGraph));
             }
 
-        // A causal call's work counted as half the square's; windows as the whole square.
-        const double flops = (mods.causal ? 2.0 : 4.0) * batch * heads * static_cast<double>(seqlen) * seqlen * head_dim;
+        // A causal call's work counted as half the rectangle's; windows as the whole rectangle.
+        const double flops = (mods.causal ? 2.0 : 4.0) * batch * heads * static_cast<double>(seqlen) * keys * head_dim;
         const double first_p50 = median(us[0]);
         for (int v = 0; v < kCount; ++v) {
             std::vector<double> ratios;

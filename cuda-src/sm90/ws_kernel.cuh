@@ -14,10 +14,10 @@
 // last key tiles and epilogue run (each consumer releases its part of Q ahead of its last P.V, so O
 // needs a shared-memory tile of its own, WsTraits::kSeparateO, or leaves from registers,
 // WsTraits::kOFromRegisters). Compiled for every variant of the tiles at head dims 64 and 128,
-// launched where a call has more tiles than SMs and the tiles are equally long (not causal, no
-// window, one dense batch: score modifiers and sinks are fine), and at head dim 128 only up to
-// WsTraits::kWalkMaxKeys keys. Without it the kernel computes one tile per CTA, the same code with
-// the walk compiled away.
+// launched where a call has more tiles than SMs, one dense batch without a window (score
+// modifiers and sinks are fine; causal where every row sees a key and the fold's deal is expected
+// to pay, common/tile_work.cuh), and at head dim 128 only up to WsTraits::kWalkMaxKeys keys.
+// Without it the kernel computes one tile per CTA, the same code with the walk compiled away.
 //
 // Every variant (common/features.cuh): tensor maps describe dense [batch, seqlen, heads,
 // head_dim] tensors, or packed varlen [total, heads, head_dim] ones as one batch of total rows,
@@ -784,7 +784,7 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
     static KernelFacts facts;
     WsArgs args;
     args.params = *params;
-    args.deal = WalkDeal{ShortTileDeal::kNone, kNoLightOrder, 0};
+    args.deal = WalkDeal{ShortTileDeal::kNone, kNoLightOrder, 0, 0, 0, false};
     const FlashAttnFwdParams &p = *params;
     // Packed varlen tensors: one batch of total rows (the batch strides are never used).
     const bool packed = Features<kVariant>::kVarlen && p.cu_seqlens_q != nullptr;
@@ -811,12 +811,17 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
         const bool walk_pays = !Traits::kOFromRegisters ||
                                (args.o_by_tma && p.seqlen_k <= Traits::kWalkMaxKeys);
         // (With keys only: a walk must never skip a tile, whose Q the producer announces.)
+        // Causal: where every row sees a key (no tile skipped).
+        const bool every_row_sees = !p.causal || p.causal_top_left || p.seqlen_q <= p.seqlen_k;
         const bool walks =
-            !p.causal && !packed && p.window_left < 0 && p.window_right < 0 && p.seqlen_k > 0 && walk_pays;
+            every_row_sees && !packed && p.window_left < 0 && p.window_right < 0 && p.seqlen_k > 0 && walk_pays;
         const int sm_count = walks ? current_device_sm_count() : 0;
         if (sm_count > 0 && tiles > sm_count) {
             sms = sm_count;
-            args.deal = short_tile_deal(p, Traits::kBlockM, grid, sms, Traits::kWalkSplitsShortTiles);
+            if (!p.causal)
+                args.deal = short_tile_deal(p, Traits::kBlockM, grid, sms, Traits::kWalkSplitsShortTiles);
+            else if (!causal_fold_deal(p, Traits::kBlockM, Traits::kBlockN, grid, sms, &args.deal))
+                sms = 0;
         }
     }
     const bool walk = sms > 0;

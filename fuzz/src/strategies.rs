@@ -776,6 +776,16 @@ fn edges(case: &Case) -> Vec<(&'static str, bool)> {
             "non-causal d128, > 132 tiles, <= 4096 keys (persistent ws walk)",
             !p.causal && p.head_dim == 128 && p.seqlen_k <= 4096 && tiles_128 > 132,
         ),
+        // A causal launch without a window in which every row sees a key, with more 128-row
+        // query tiles than two per SM: the warp-specialized tiles walk it in folds where the
+        // launcher's cost model expects that to pay (common/tile_work.cuh, causal_fold_deal).
+        (
+            "causal, every row sees a key, > 264 tiles of 128 rows (causal walk)",
+            p.causal
+                && p.window.is_unbounded()
+                && (p.alignment == flashattn::MaskAlignment::TopLeft || p.seqlen_q <= p.seqlen_k)
+                && tiles_128 > 264,
+        ),
         ("mha", group == 1 && p.heads_q > 1),
         ("gqa", group > 1 && p.heads_kv > 1),
         ("mqa", p.heads_kv == 1 && p.heads_q > 1),

@@ -380,6 +380,83 @@ fn ws_short_last_tiles() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Causal launches that walk (common/tile_work.cuh, the fold): more tiles than a 132-SM part has
+/// SMs, every query tile full. Every warp-specialized configuration that walks (head dims 64 and
+/// 128), with one query tile a sequence (each a pair's middle tile), three (a fold of the first
+/// and third, the middle ones two to a slot after all folds) and four; bottom-right with more keys
+/// than queries (a chunk of a longer prompt) and top-left with fewer (rows past the keys see them
+/// all); plain, with LSE and a sink, and with softcap and ALiBi where the tile has score modifiers.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn ws_causal_walks() {
+    let stream = gpu_stream().expect("a CUDA GPU of compute capability >= 8.0");
+    let (device, mut configs) = runnable_configs(&stream);
+    configs.retain(|c| c.warp_specialized() && c.head_dim <= 128);
+    let mut failures = Vec::new();
+    let mut cases = 0;
+    for (ci, config) in configs.iter().enumerate() {
+        let m = config.block_m;
+        // (batch, query heads, KV heads, query rows, keys, top-left)
+        let shapes = [
+            (2, 80, 20, m, m, false),
+            (1, 48, 12, 3 * m, 3 * m, false),
+            (1, 40, 40, 4 * m, 4 * m + 203, false),
+            (2, 40, 10, 2 * m, 150, true),
+        ];
+        for (j, (batch, heads_q, heads_kv, seqlen_q, seqlen_k, top_left)) in
+            shapes.into_iter().enumerate()
+        {
+            for variant in 0..3 {
+                if variant == 2 && !config.score_mods {
+                    continue;
+                }
+                let params = AttentionParams {
+                    heads_q,
+                    heads_kv,
+                    causal: true,
+                    alignment: if top_left {
+                        flashattn::MaskAlignment::TopLeft
+                    } else {
+                        flashattn::MaskAlignment::BottomRight
+                    },
+                    softcap: (variant == 2).then_some(30.0),
+                    kernel: KernelChoice::Id(config.id),
+                    ..AttentionParams::new(batch, seqlen_q, seqlen_k, heads_q, config.head_dim)
+                };
+                let case = Case {
+                    with_lse: variant > 0,
+                    sinks: (variant == 1).then_some(HeadVector::Spread { lo: -2.0, hi: 2.0 }),
+                    alibi: (variant == 2).then(|| HeadVector::alibi(heads_q)),
+                    ..Case::new(
+                        config.dtype,
+                        params,
+                        1700 + (ci * 7 + j * 3 + variant) as u64,
+                    )
+                };
+                let out = run_case(&stream, &case)
+                    .unwrap_or_else(|e| panic!("{}: {e}", case.reproducer()));
+                assert_eq!(
+                    out.config.id, config.id,
+                    "{} ran {}",
+                    config.name, out.config.name
+                );
+                cases += 1;
+                failures.extend(out.failure(&case.reproducer(), config.name));
+            }
+        }
+    }
+    println!(
+        "causal walks: {} warp-specialized configurations, {cases} cases, {} failed",
+        configs.len(),
+        failures.len()
+    );
+    assert!(
+        device.compute_capability != 90 || cases > 0,
+        "no warp-specialized configuration ran on sm_90"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Cases the fuzzer once failed, replayed exactly (inputs are a function of the seed).
 #[test]
 #[ignore = "needs a CUDA GPU"]

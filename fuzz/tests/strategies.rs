@@ -194,11 +194,21 @@ fn walks_space_launches_persistent_walks() {
         .iter()
         .filter(|c| c.params.head_dim == 64 && (1..=64).contains(&(c.params.seqlen_q % 192)))
         .count();
+    const CAUSAL_WALK: &str = "causal, every row sees a key, > 264 tiles of 128 rows (causal walk)";
+    let causal = cases.len() - non_causal;
+    let causal_walks = cases
+        .iter()
+        .filter(|c| classify(c).contains(&CAUSAL_WALK))
+        .count();
     let total: u64 = cases.iter().map(work).sum();
     println!(
         "walks: {persistent} of {non_causal} non-causal cases persistent, {split} with a split \
-         tile; work: mean {:.3e}",
+         tile; {causal_walks} of {causal} causal cases walk; work: mean {:.3e}",
         total as f64 / DRAWS as f64
+    );
+    assert!(
+        causal_walks * 4 > causal,
+        "only {causal_walks} of {causal} causal cases walk"
     );
     assert!(
         persistent * 2 > non_causal,
