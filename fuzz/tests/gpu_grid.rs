@@ -380,12 +380,15 @@ fn ws_short_last_tiles() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Causal launches that walk (common/tile_work.cuh, the fold): more tiles than a 132-SM part has
-/// SMs, every query tile full. Every warp-specialized configuration that walks (head dims 64 and
-/// 128), with one query tile a sequence (each a pair's middle tile), three (a fold of the first
-/// and third, the middle ones two to a slot after all folds) and four; bottom-right with more keys
-/// than queries (a chunk of a longer prompt) and top-left with fewer (rows past the keys see them
-/// all); plain, with LSE and a sink, and with softcap and ALiBi where the tile has score modifiers.
+/// Causal launches of the warp-specialized tiles that walk (common/tile_work.cuh, the fold:
+/// causal_fold_deal decides with the SM count of the part; these shapes were picked on its model
+/// for 132 SMs, the H100's and H200's): every configuration at head dims 64 and 128 with 64 (batch,
+/// head) pairs of three full query tiles (a fold and a middle tile each), of three and a short
+/// one (folded in), the same with 300 keys more than queries (a chunk of a longer prompt), all of
+/// which walk on every tile; 96 pairs of two full tiles and a short one (a single after the folds
+/// on all but the 192-row 80-key tile) and of two tiles top-left over half as many keys (rows
+/// past the keys see them all; walked on all but that tile). Plain everywhere, with LSE and a
+/// sink on two shapes, and with softcap and ALiBi on one where the tile has score modifiers.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn ws_causal_walks() {
@@ -396,18 +399,23 @@ fn ws_causal_walks() {
     let mut cases = 0;
     for (ci, config) in configs.iter().enumerate() {
         let m = config.block_m;
-        // (batch, query heads, KV heads, query rows, keys, top-left)
+        // Variants, a bit each: plain, with LSE and a sink, with softcap and ALiBi.
+        const PLAIN: u8 = 1;
+        const SINK: u8 = 2;
+        const MODS: u8 = 4;
+        // (batch, query heads, KV heads, query rows, keys, top-left, variants)
         let shapes = [
-            (2, 80, 20, m, m, false),
-            (1, 48, 12, 3 * m, 3 * m, false),
-            (1, 40, 40, 4 * m, 4 * m + 203, false),
-            (2, 40, 10, 2 * m, 150, true),
+            (2, 32, 8, 3 * m, 3 * m, false, PLAIN | SINK),
+            (2, 32, 8, 3 * m + 8, 3 * m + 8, false, PLAIN | MODS),
+            (2, 32, 32, 3 * m + 8, 3 * m + 308, false, PLAIN | SINK),
+            (2, 48, 12, 2 * m + 40, 2 * m + 40, false, PLAIN),
+            (2, 48, 12, 2 * m, m, true, PLAIN),
         ];
-        for (j, (batch, heads_q, heads_kv, seqlen_q, seqlen_k, top_left)) in
+        for (j, (batch, heads_q, heads_kv, seqlen_q, seqlen_k, top_left, variants)) in
             shapes.into_iter().enumerate()
         {
             for variant in 0..3 {
-                if variant == 2 && !config.score_mods {
+                if variants & (1 << variant) == 0 || (variant == 2 && !config.score_mods) {
                     continue;
                 }
                 let params = AttentionParams {
