@@ -780,7 +780,7 @@ fn edges(case: &Case) -> Vec<(&'static str, bool)> {
         // query tiles than two per SM: the warp-specialized tiles walk it in folds where the
         // launcher's cost model expects that to pay (common/tile_work.cuh, causal_fold_deal).
         (
-            "causal, every row sees a key, > 264 tiles of 128 rows (causal walk)",
+            "causal, every row sees a key, > 264 tiles of 128 rows (persistent causal walk)",
             p.causal
                 && p.window.is_unbounded()
                 && (p.alignment == flashattn::MaskAlignment::TopLeft || p.seqlen_q <= p.seqlen_k)

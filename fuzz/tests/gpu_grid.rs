@@ -385,9 +385,9 @@ fn ws_short_last_tiles() {
 /// for 132 SMs, the H100's and H200's): every configuration at head dims 64 and 128 with 64 (batch,
 /// head) pairs of three full query tiles (a fold and a middle tile each), of three and a short
 /// one (folded in), the same with 300 keys more than queries (a chunk of a longer prompt), all of
-/// which walk on every tile; 96 pairs of two full tiles and a short one (a single after the folds
-/// on all but the 192-row 80-key tile) and of two tiles top-left over half as many keys (rows
-/// past the keys see them all; walked on all but that tile). Plain everywhere, with LSE and a
+/// which walk on every tile; 96 pairs of two full tiles and a short one (a single after the
+/// folds) and of two tiles top-left over half as many keys (rows past the keys see them all),
+/// which walk on the 128-row tiles. Plain everywhere, with LSE and a
 /// sink on two shapes, and with softcap and ALiBi on one where the tile has score modifiers.
 #[test]
 #[ignore = "needs a CUDA GPU"]

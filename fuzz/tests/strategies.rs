@@ -194,7 +194,8 @@ fn walks_space_launches_persistent_walks() {
         .iter()
         .filter(|c| c.params.head_dim == 64 && (1..=64).contains(&(c.params.seqlen_q % 192)))
         .count();
-    const CAUSAL_WALK: &str = "causal, every row sees a key, > 264 tiles of 128 rows (causal walk)";
+    const CAUSAL_WALK: &str =
+        "causal, every row sees a key, > 264 tiles of 128 rows (persistent causal walk)";
     let causal = cases.len() - non_causal;
     let causal_walks = cases
         .iter()
