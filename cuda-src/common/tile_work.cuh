@@ -248,8 +248,12 @@ __host__ __device__ __forceinline__ dim3 tile_grid(const FlashAttnFwdParams &p, 
 // or, where K/V does not stay in L2 until then (the short tiles of the last rounds would each
 // read another pair's K/V from memory), by rotating each pair's query tiles. The launcher picks
 // the deal (short_tile_deal), once per launch on the host, as it does the causal sections.
-// (kFold, the causal walk's, above.)
-enum class ShortTileDeal : int { kNone, kLast, kRotate, kFold };
+enum class WalkOrder : int {
+    kNone,    // round robin in tile_coords' order
+    kLast,    // the short tiles after all full ones (and the light order, WalkDeal)
+    kRotate,  // each pair's query tiles rotated
+    kFold,    // causal: folds, then the single tiles (causal_fold_deal)
+};
 
 // A walk's deal as the kernel reads it. kLast's short tiles go round the CTAs starting from the
 // first CTA with one full tile fewer than the others, and on round all CTAs. Where a short tile
@@ -261,7 +265,7 @@ enum class ShortTileDeal : int { kNone, kLast, kRotate, kFold };
 // which the light order differs from the plain one (every CTA's full tiles until then, and
 // `heavy_ctas` CTAs take one more in that round), kNoLightOrder where there is none.
 struct WalkDeal {
-    ShortTileDeal kind;
+    WalkOrder kind;
     int light_from;
     int heavy_ctas;
     // kFold: the launch's folds, (fold_tiles / 2) x pairs; the query tiles of a pair dealt in
@@ -287,7 +291,7 @@ constexpr int kNoLightOrder = 0x7fffffff;
 // plain order's, which every thread works out at the kernel's start: the light order's code
 // there cost the seed shapes 0.7-1.2%) and no light CTA takes more than two short ones.
 inline WalkDeal short_tile_deal(const FlashAttnFwdParams &p, int block_m, dim3 tiles, int ctas, bool splits_short) {
-    WalkDeal deal{ShortTileDeal::kNone, kNoLightOrder, 0, 0, 0, false};
+    WalkDeal deal{WalkOrder::kNone, kNoLightOrder, 0, 0, 0, false};
     if (tiles.x < 2 || p.seqlen_q % block_m == 0) return deal;
     const long long count = static_cast<long long>(tiles.x) * tiles.y * tiles.z;
     const long long kv_bytes = kv_head_bytes(p) * p.batch * p.heads_kv;
@@ -298,7 +302,7 @@ inline WalkDeal short_tile_deal(const FlashAttnFwdParams &p, int block_m, dim3 t
     const int heavy = static_cast<int>(full % ctas);
     const bool light = !rotate && splits_short && p.seqlen_q % block_m <= 64 && full >= ctas &&
                        full / ctas < 0x7fffffffll && shorts <= 2ll * (ctas - heavy);
-    deal.kind = rotate ? ShortTileDeal::kRotate : ShortTileDeal::kLast;
+    deal.kind = rotate ? WalkOrder::kRotate : WalkOrder::kLast;
     if (light) {
         deal.light_from = static_cast<int>(full / ctas);
         deal.heavy_ctas = heavy;
@@ -347,7 +351,9 @@ inline bool causal_fold_deal(const FlashAttnFwdParams &p, int block_m, int block
     const int full = p.seqlen_q / block_m;
     double best = kCausalWalkShare * per_cta_of_ctas;
     bool walks = false;
-    for (int folded = full; folded <= count; folded += count - full) {
+    const int fold_choices[2] = {full, count};  // the short last tile left out, taken in
+    for (int choice = 0; choice < (count > full ? 2 : 1); ++choice) {
+        const int folded = fold_choices[choice];
         const int half = folded / 2;
         double fold_cost = 0;  // a fold's, on average
         for (int m = 0; m < 2 * half; ++m) fold_cost += cost(m);
@@ -373,10 +379,9 @@ inline bool causal_fold_deal(const FlashAttnFwdParams &p, int block_m, int block
         if (busiest < best) {
             best = busiest;
             walks = true;
-            *deal = WalkDeal{ShortTileDeal::kFold, kNoLightOrder, 0, folds, folded,
+            *deal = WalkDeal{WalkOrder::kFold, kNoLightOrder, 0, folds, folded,
                              has_shorts && (!has_middles || swap)};
         }
-        if (count == full) break;
     }
     return walks;
 }
@@ -398,7 +403,7 @@ struct TileSchedule {
     // launch's tiles when it has none.
     __device__ __forceinline__ long long index(const WalkDeal &deal) const {
         if (!kPersistent) return 0;
-        if (deal.kind == ShortTileDeal::kFold) {
+        if (deal.kind == WalkOrder::kFold) {
             // Slots blockIdx.x, blockIdx.x + gridDim.x, ...: the CTA's folds, two rounds each
             // (the longer tile first), then its single tiles after all folds.
             const long long slot = blockIdx.x + static_cast<long long>(round >> 1) * gridDim.x;
@@ -427,14 +432,14 @@ struct TileSchedule {
         if (!kPersistent) return Work::tile_coords(p);
         const dim3 tiles = tile_grid(p, block_m);
         const long long i = index(deal);
-        if (deal.kind == ShortTileDeal::kNone) return Work::tile_coords(p, i, tiles);
-        if (deal.kind == ShortTileDeal::kFold) {
+        if (deal.kind == WalkOrder::kNone) return Work::tile_coords(p, i, tiles);
+        if (deal.kind == WalkOrder::kFold) {
             // Tiles 2u and 2u + 1 are fold u: in section order, the pairs of a section fastest,
             // fold mm of a pair its tiles F - 1 - mm and mm (F = fold_tiles). After the folds the
             // single tiles: each pair's middle one where F is odd, and its short last one where
             // F leaves it out, the two groups in the deal's order.
-            const int full = deal.fold_tiles;
-            const int half = full / 2;
+            const int folded = deal.fold_tiles;
+            const int half = folded / 2;
             const int pairs = tiles.y * tiles.z;
             const long long folds = deal.folds;
             int m_block, pair;
@@ -448,18 +453,18 @@ struct TileSchedule {
                 const int r = static_cast<int>(slot - s * per_section);
                 const int mm = r / here;
                 pair = first + r % here;
-                m_block = (i & 1) ? mm : full - 1 - mm;
+                m_block = (i & 1) ? mm : folded - 1 - mm;
             } else {
                 const int single = static_cast<int>(i - 2 * folds);
-                const bool has_middles = full & 1, has_shorts = full < static_cast<int>(tiles.x);
+                const bool has_middles = folded & 1, has_shorts = folded < static_cast<int>(tiles.x);
                 const bool first_group = single < pairs;
                 const bool short_tile = has_shorts && (deal.shorts_first ? first_group : !first_group || !has_middles);
                 pair = first_group ? single : single - pairs;
-                m_block = short_tile ? full : half;
+                m_block = short_tile ? folded : half;
             }
             return make_int3(m_block, pair % tiles.y, pair / tiles.y);
         }
-        if (deal.kind == ShortTileDeal::kLast) {
+        if (deal.kind == WalkOrder::kLast) {
             // All full tiles first, in the usual order, then the short ones, one per pair.
             const int full_per_pair = tiles.x - 1;
             const long long full = static_cast<long long>(full_per_pair) * tiles.y * tiles.z;

@@ -784,7 +784,7 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
     static KernelFacts facts;
     WsArgs args;
     args.params = *params;
-    args.deal = WalkDeal{ShortTileDeal::kNone, kNoLightOrder, 0, 0, 0, false};
+    args.deal = WalkDeal{WalkOrder::kNone, kNoLightOrder, 0, 0, 0, false};
     const FlashAttnFwdParams &p = *params;
     // Packed varlen tensors: one batch of total rows (the batch strides are never used).
     const bool packed = Features<kVariant>::kVarlen && p.cu_seqlens_q != nullptr;
