@@ -43,7 +43,8 @@ struct Args {
     #[arg(long, conflicts_with = "walks")]
     small: bool,
     /// The persistent-walk preset: many query tiles (batch <= 8, heads_q <= 256, Sq, Sk <=
-    /// 1100), so that most non-causal cases run the warp-specialized tiles persistently
+    /// 1100), so that most non-causal cases, and causal ones where the fold pays, run the
+    /// warp-specialized tiles persistently
     #[arg(long)]
     walks: bool,
     /// Largest seqlen_q / seqlen_k [default: 4096, 300 with --small]
