@@ -14,9 +14,10 @@
 // last key tiles and epilogue run (each consumer releases its part of Q ahead of its last P.V, so O
 // needs a shared-memory tile of its own, WsTraits::kSeparateO, or leaves from registers,
 // WsTraits::kOFromRegisters). Compiled for every variant of the tiles at head dims 64 and 128,
-// launched where a call has more tiles than SMs, one dense batch without a window (score
-// modifiers and sinks are fine; causal where every row sees a key and the fold's deal is expected
-// to pay, common/tile_work.cuh), and at head dim 128 only up to WsTraits::kWalkMaxKeys keys.
+// launched where a call has more tiles than SMs and every row sees a key, one dense batch (score
+// modifiers and sinks are fine; causal where the fold's deal is expected to pay,
+// common/tile_work.cuh; windows in the plain order), and at head dim 128 only up to
+// WsTraits::kWalkMaxKeys keys a tile.
 // Without it the kernel computes one tile per CTA, the same code with the walk compiled away.
 //
 // Every variant (common/features.cuh): tensor maps describe dense [batch, seqlen, heads,
@@ -808,19 +809,26 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
     int sms = 0;  // the walk's CTAs
     if constexpr (Traits::kWalks) {
         const long long tiles = static_cast<long long>(grid.x) * grid.y * grid.z;
-        const bool walk_pays = !Traits::kOFromRegisters ||
-                               (args.o_by_tma && p.seqlen_k <= Traits::kWalkMaxKeys);
-        // (With keys only: a walk must never skip a tile, whose Q the producer announces.)
-        // Causal: where every row sees a key (no tile skipped).
-        const bool every_row_sees = !p.causal || p.causal_top_left || p.seqlen_q <= p.seqlen_k;
-        const bool walks =
-            every_row_sees && !packed && p.window_left < 0 && p.window_right < 0 && p.seqlen_k > 0 && walk_pays;
+        // A windowed tile's rows see its rows' span and the window's two sides at most (causal: no
+        // right side): the walk's key limit holds for those.
+        const bool windowed = p.window_left >= 0 || p.window_right >= 0;
+        const long long left = p.window_left >= 0 ? p.window_left : p.seqlen_k;
+        const long long right = p.causal ? 0 : p.window_right >= 0 ? p.window_right : p.seqlen_k;
+        const long long seen = windowed ? std::min<long long>(left + Traits::kBlockM + right, p.seqlen_k) : p.seqlen_k;
+        const bool walk_pays = !Traits::kOFromRegisters || (args.o_by_tma && seen <= Traits::kWalkMaxKeys);
+        // A walk must never skip a tile, whose Q the producer announces: only calls in which every
+        // row sees a key (and with keys at all). Causal: top-left, or no more queries than keys;
+        // windowed: each row's diagonal key exists (no more queries than keys).
+        const bool every_row_sees =
+            windowed ? p.seqlen_q <= p.seqlen_k : !p.causal || p.causal_top_left || p.seqlen_q <= p.seqlen_k;
+        const bool walks = every_row_sees && !packed && p.seqlen_k > 0 && walk_pays;
         const int sm_count = walks ? current_device_sm_count() : 0;
         if (sm_count > 0 && tiles > sm_count) {
             sms = sm_count;
-            if (!p.causal)
+            // Windowed tiles see about the same keys: they keep the plain round robin (kNone).
+            if (!windowed && !p.causal)
                 args.deal = short_tile_deal(p, Traits::kBlockM, grid, sms, Traits::kWalkSplitsShortTiles);
-            else if (!causal_fold_deal(p, Traits::kBlockM, Traits::kBlockN, grid, sms, &args.deal))
+            if (!windowed && p.causal && !causal_fold_deal(p, Traits::kBlockM, Traits::kBlockN, grid, sms, &args.deal))
                 sms = 0;
         }
     }

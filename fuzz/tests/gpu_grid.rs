@@ -465,6 +465,83 @@ fn ws_causal_walks() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Windowed launches of the warp-specialized tiles that walk (plain round robin; every row sees
+/// its diagonal key, so no more queries than keys): every configuration at head dims 64 and 128,
+/// 64 (batch, head) pairs of three query tiles (192 or more tiles, past a 132-SM part's SMs) with
+/// a causal 100-key window over 50 keys more than queries, a 64/64 window with a short last tile,
+/// and a 200-key left window top-left over a third more keys; plain, with LSE and a sink, and with
+/// softcap and ALiBi where the tile has score modifiers.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn ws_window_walks() {
+    let stream = gpu_stream().expect("a CUDA GPU of compute capability >= 8.0");
+    let (device, mut configs) = runnable_configs(&stream);
+    configs.retain(|c| c.warp_specialized() && c.head_dim <= 128);
+    let mut failures = Vec::new();
+    let mut cases = 0;
+    for (ci, config) in configs.iter().enumerate() {
+        let m = config.block_m;
+        // (query rows, keys, causal, top-left, window left, window right)
+        let shapes = [
+            (3 * m, 3 * m + 50, true, false, Some(100), None),
+            (3 * m + 8, 3 * m + 8, false, false, Some(64), Some(64)),
+            (3 * m, 4 * m, false, true, Some(200), Some(0)),
+        ];
+        for (j, (seqlen_q, seqlen_k, causal, top_left, left, right)) in
+            shapes.into_iter().enumerate()
+        {
+            for variant in 0..3 {
+                if variant == 2 && !config.score_mods {
+                    continue;
+                }
+                let params = AttentionParams {
+                    heads_q: 32,
+                    heads_kv: 8,
+                    causal,
+                    window: flashattn::Window::new(left, right),
+                    alignment: if top_left {
+                        flashattn::MaskAlignment::TopLeft
+                    } else {
+                        flashattn::MaskAlignment::BottomRight
+                    },
+                    softcap: (variant == 2).then_some(30.0),
+                    kernel: KernelChoice::Id(config.id),
+                    ..AttentionParams::new(2, seqlen_q, seqlen_k, 32, config.head_dim)
+                };
+                let case = Case {
+                    with_lse: variant > 0,
+                    sinks: (variant == 1).then_some(HeadVector::Spread { lo: -2.0, hi: 2.0 }),
+                    alibi: (variant == 2).then(|| HeadVector::alibi(32)),
+                    ..Case::new(
+                        config.dtype,
+                        params,
+                        2300 + (ci * 7 + j * 3 + variant) as u64,
+                    )
+                };
+                let out = run_case(&stream, &case)
+                    .unwrap_or_else(|e| panic!("{}: {e}", case.reproducer()));
+                assert_eq!(
+                    out.config.id, config.id,
+                    "{} ran {}",
+                    config.name, out.config.name
+                );
+                cases += 1;
+                failures.extend(out.failure(&case.reproducer(), config.name));
+            }
+        }
+    }
+    println!(
+        "window walks: {} warp-specialized configurations, {cases} cases, {} failed",
+        configs.len(),
+        failures.len()
+    );
+    assert!(
+        device.compute_capability != 90 || cases > 0,
+        "no warp-specialized configuration ran on sm_90"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Cases the fuzzer once failed, replayed exactly (inputs are a function of the seed).
 #[test]
 #[ignore = "needs a CUDA GPU"]
