@@ -8,7 +8,8 @@
 # (10419af; 2.5-6% faster on the H200), every walk announced and Q in one part per consumer
 # (21c9623; the head-dim-128 walks 1-3% faster on the H200), the last deal's light order for the
 # split short tiles (aeb45f4; S4096 D64 1.5-2% faster on the H200), causal launches walked in folds
-# (8d32707, 20b7f5c; causal 1k-2k keys 5-14% faster on the H200: part c).
+# (8d32707, 20b7f5c; causal 1k-2k keys 5-14% faster on the H200: part c), sliding windows walked
+# (4abec91; the masks suite's window 3% faster on the H200).
 # Here first:
 #   FLASHATTN_CUDA_ARCHS=90a scripts/gpu-pack.sh                          # dist/gpu.txz of main
 #   git worktree add --detach /tmp/old d30b9b4 && (cd /tmp/old && FLASHATTN_CUDA_ARCHS=90a scripts/gpu-pack.sh) \
@@ -20,10 +21,11 @@
 #   part b: the tuner over the seed and long suites against the H100 table and the rule, then the
 #           seed and long suites beside SDPA with the tuned rows (copy them into
 #           crates/flashattn/dispatch/ where both repetitions agree);
-#   part c: ws_causal_walks under the three sanitizers, an A/B against d30b9b4 over the causal
-#           suite, the tuner over it and the seed suite's causal shapes, and the causal suite
-#           beside SDPA with the tuned rows (about 420 s, from calls HQ, HR and HS of
-#           docs/benchmarks/2026-11-29-h200-causal-walk.md).
+#   part c: ws_causal_walks and ws_window_walks under the three sanitizers, an A/B against d30b9b4
+#           over the causal suite, the tuner over it and the seed suite's causal shapes, and the
+#           causal suite beside SDPA with the tuned rows (about 510 s, from calls HQ, HR, HS and HT
+#           of docs/benchmarks/2026-11-29-h200-causal-walk.md; part a's A/B covers the masks
+#           suite's window).
 #   OUT=$OUT bash docs/benchmarks/2026-11-28-h200-walk-limit/next-h100.sh a    # then ... b, ... c
 set -uo pipefail
 o=${OUT:-gpu-out}/next-h100
@@ -39,6 +41,7 @@ if [ "$part" = a ]; then
   cat "$o/ab/ab-pooled.txt"
 elif [ "$part" = c ]; then
   OUT=$o/san-causal SANITIZE_TEST=ws_causal_walks SANITIZER_LIMIT=80 scripts/gpu-run.sh test-sanitizer > "$o/san-causal-run.log" 2>&1
+  OUT=$o/san-window SANITIZE_TEST=ws_window_walks SANITIZER_LIMIT=60 scripts/gpu-run.sh test-sanitizer > "$o/san-window-run.log" 2>&1
   OUT=$o/ab-causal AB_OLD=dist/main-bench-d30b9b4.xz AB_REPS=2 AB_ARGS='--suite causal --modes graph --iters 30' \
     scripts/gpu-run.sh ab > "$o/ab-causal-run.log" 2>&1
   shapes='f16 B1 H8/8 S512x512 D64 causal,f16 B2 H8/8 S512x512 D64 causal,f16 B4 H8/8 S512x512 D64 causal,f16 B4 H16/16 S512x512 D64 causal,f16 B8 H16/16 S512x512 D64 causal'
@@ -50,7 +53,7 @@ elif [ "$part" = c ]; then
   OUT=$o/tune-causal TUNE_ARGS='--suite seed,causal --iters 20' TUNE_SHAPES="$shapes" AB_REPS=2 \
     TUNED_AB_ARGS='--suite seed,causal --modes graph --iters 30' BENCH_ARGS='run --suite causal --modes graph --iters 40' \
     scripts/gpu-run.sh tune tuned-ab bench > "$o/tune-causal-run.log" 2>&1
-  grep -E "sanitizer" "$o/san-causal/summary.txt"
+  grep -E "sanitizer" "$o/san-causal/summary.txt" "$o/san-window/summary.txt"
   cat "$o/ab-causal/ab-pooled.txt"
   tail -40 "$o/tune-causal/summary.txt"
 else
