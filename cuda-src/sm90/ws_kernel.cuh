@@ -802,9 +802,10 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
                     encode_bshd_map(&args.o, p.dtype, p.o, batch, rows_q, p.heads_q, Traits::kHeadDim, p.o_batch_stride,
                                     p.o_row_stride, p.o_head_stride, 64);
     // Persistent (one CTA per SM walking the tiles) where the kernel has it and the launch has
-    // more tiles than SMs, all equally long (not causal, no window, one dense batch); with O
-    // from registers, only where O's tensor map vouches for its 16-byte alignment and the
-    // tiles are short enough for the walk to pay (WsTraits::kWalkMaxKeys).
+    // more tiles than SMs, one dense batch in which every row sees a key; causal launches where
+    // their fold is expected to pay (causal_fold_deal); with O from registers, only where O's
+    // tensor map vouches for its 16-byte alignment and each tile sees few enough keys for the
+    // walk to pay (WsTraits::kWalkMaxKeys).
     const dim3 grid = tile_grid(p, Traits::kBlockM);
     int sms = 0;  // the walk's CTAs
     if constexpr (Traits::kWalks) {
