@@ -59,7 +59,7 @@ struct SeqLens {
 struct Diagonal {
     long long lo, hi;  // visible iff lo <= key - row <= hi (and 0 <= key < seqlen_k)
 
-    __device__ __forceinline__ Diagonal(const FlashAttnFwdParams &p, SeqLens len) {
+    __host__ __device__ __forceinline__ Diagonal(const FlashAttnFwdParams &p, SeqLens len) {
         const long long diag = p.causal_top_left ? 0 : static_cast<long long>(len.k) - len.q;
         const int right = p.causal ? 0 : p.window_right;
         lo = p.window_left < 0 ? INT64_MIN / 4 : diag - p.window_left;
@@ -85,8 +85,8 @@ struct KeyRange {
 
     // kWindow: whether the kernel honours p.window_left / p.window_right (common/features.cuh).
     template <bool kWindow>
-    __device__ __forceinline__ KeyRange(const FlashAttnFwdParams &p, SeqLens len, int row_begin, int rows_here,
-                                        std::bool_constant<kWindow>)
+    __host__ __device__ __forceinline__ KeyRange(const FlashAttnFwdParams &p, SeqLens len, int row_begin,
+                                                 int rows_here, std::bool_constant<kWindow>)
         : seqlen_k(len.k) {
         if (!kWindow || (p.window_left < 0 && p.window_right < 0)) {
             // No window (every call without one): int32 suffices, since row + diag lies in
@@ -106,10 +106,10 @@ struct KeyRange {
         begin = max(first0, 0);
         end = min(max(last0 + rows_here, 0), len.k);
     }
-    __device__ __forceinline__ bool empty() const { return end <= begin; }
+    __host__ __device__ __forceinline__ bool empty() const { return end <= begin; }
     // Key tiles [n_block_min, n_block_max) of block_n keys meet [begin, end).
-    __device__ __forceinline__ int n_block_min(int block_n) const { return begin / block_n; }
-    __device__ __forceinline__ int n_block_max(int block_n) const { return (end + block_n - 1) / block_n; }
+    __host__ __device__ __forceinline__ int n_block_min(int block_n) const { return begin / block_n; }
+    __host__ __device__ __forceinline__ int n_block_max(int block_n) const { return (end + block_n - 1) / block_n; }
 };
 
 // The mask of one lane's fragment rows row0 + c, 0 <= c <= kRowSpan (sm80: the warp's m16

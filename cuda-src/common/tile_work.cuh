@@ -339,11 +339,12 @@ inline bool causal_fold_deal(const FlashAttnFwdParams &p, int block_m, int block
                              WalkDeal *deal) {
     const int count = static_cast<int>(tiles.x);
     const long long pairs = static_cast<long long>(tiles.y) * tiles.z;
-    const long long diag = p.causal_top_left ? 0 : static_cast<long long>(p.seqlen_k) - p.seqlen_q;
+    // The key tiles tile m walks (WsTile's n_blocks), weighted by its share of block_m rows.
     auto cost = [&](int m) {
-        const int row_end = min((m + 1) * block_m, p.seqlen_q);
-        const long long last_key = min(row_end - 1 + diag, static_cast<long long>(p.seqlen_k) - 1);
-        return static_cast<double>(last_key / block_n + 1) * (row_end - m * block_m) / block_m + kWalkTileCost;
+        const int rows = min(block_m, p.seqlen_q - m * block_m);
+        const KeyRange keys(p, SeqLens{p.seqlen_q, p.seqlen_k}, m * block_m, rows, std::true_type{});
+        return static_cast<double>(keys.n_block_max(block_n) - keys.n_block_min(block_n)) * rows / block_m +
+               kWalkTileCost;
     };
     double pair_cost = 0;  // in a walk
     for (int m = 0; m < count; ++m) pair_cost += cost(m);

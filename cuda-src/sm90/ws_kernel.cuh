@@ -810,12 +810,11 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
     int sms = 0;  // the walk's CTAs
     if constexpr (Traits::kWalks) {
         const long long tiles = static_cast<long long>(grid.x) * grid.y * grid.z;
-        // A windowed tile's rows see its rows' span and the window's two sides at most (causal: no
-        // right side): the walk's key limit holds for those.
+        // A windowed tile's rows see its rows' span and the window's width at most (Diagonal's
+        // bounds; causal: no right side): the walk's key limit holds for those.
         const bool windowed = p.window_left >= 0 || p.window_right >= 0;
-        const long long left = p.window_left >= 0 ? p.window_left : p.seqlen_k;
-        const long long right = p.causal ? 0 : p.window_right >= 0 ? p.window_right : p.seqlen_k;
-        const long long seen = windowed ? std::min<long long>(left + Traits::kBlockM + right, p.seqlen_k) : p.seqlen_k;
+        const Diagonal window(p, SeqLens{p.seqlen_q, p.seqlen_k});
+        const long long seen = std::min<long long>(window.hi - window.lo + Traits::kBlockM, p.seqlen_k);
         const bool walk_pays = !Traits::kOFromRegisters || (args.o_by_tma && seen <= Traits::kWalkMaxKeys);
         // A walk must never skip a tile, whose Q the producer announces: only calls in which every
         // row sees a key (and with keys at all). Causal: top-left, or no more queries than keys;
