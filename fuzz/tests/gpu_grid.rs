@@ -297,6 +297,77 @@ fn rising_row_maxima() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// PyTorch's top-left causal alignment, or FlashAttention's bottom-right.
+fn alignment(top_left: bool) -> flashattn::MaskAlignment {
+    if top_left {
+        flashattn::MaskAlignment::TopLeft
+    } else {
+        flashattn::MaskAlignment::BottomRight
+    }
+}
+
+/// A shape of the warp-specialized walk tests in one of their three variants: 0 plain, 1 with LSE
+/// and a sink, 2 with softcap and ALiBi (None where the configuration has no score-modifier
+/// kernel); on `config`, with the inputs of `seed`.
+fn ws_variant_case(
+    config: &KernelConfig,
+    params: AttentionParams,
+    variant: usize,
+    seed: u64,
+) -> Option<Case> {
+    if variant == 2 && !config.score_mods {
+        return None;
+    }
+    let heads_q = params.heads_q;
+    let params = AttentionParams {
+        softcap: (variant == 2).then_some(30.0),
+        kernel: KernelChoice::Id(config.id),
+        ..params
+    };
+    Some(Case {
+        with_lse: variant > 0,
+        sinks: (variant == 1).then_some(HeadVector::Spread { lo: -2.0, hi: 2.0 }),
+        alibi: (variant == 2).then(|| HeadVector::alibi(heads_q)),
+        ..Case::new(config.dtype, params, seed)
+    })
+}
+
+/// Runs `case`, which must run on `config`; its failure, if any, joins `failures`.
+fn run_on_config(
+    stream: &Arc<CudaStream>,
+    config: &KernelConfig,
+    case: &Case,
+    failures: &mut Vec<String>,
+) {
+    let out = run_case(stream, case).unwrap_or_else(|e| panic!("{}: {e}", case.reproducer()));
+    assert_eq!(
+        out.config.id, config.id,
+        "{} ran {}",
+        config.name, out.config.name
+    );
+    failures.extend(out.failure(&case.reproducer(), config.name));
+}
+
+/// The line a warp-specialized walk test prints (`what`: its name in the summaries) and the
+/// checks it ends with: something ran on sm_90, nothing failed.
+fn finish_ws_test(
+    what: &str,
+    device: &DeviceFacts,
+    configs: usize,
+    cases: usize,
+    failures: &[String],
+) {
+    println!(
+        "{what}: {configs} warp-specialized configurations, {cases} cases, {} failed",
+        failures.len()
+    );
+    assert!(
+        device.compute_capability != 90 || cases > 0,
+        "no warp-specialized configuration ran on sm_90"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// A sequence's last query tile with warpgroups that have no rows: on the warp-specialized tiles
 /// those pass their turns without computing, and a persistent launch (more tiles than SMs, head
 /// dims 64 and 128) deals the short tiles after the full ones or, where K/V outgrows the L2 budget,
@@ -336,48 +407,20 @@ fn ws_short_last_tiles() {
             shapes.into_iter().enumerate()
         {
             for variant in 0..variants {
-                if variant == 2 && !config.score_mods {
-                    continue;
-                }
                 let params = AttentionParams {
                     heads_q,
                     heads_kv,
-                    softcap: (variant == 2).then_some(30.0),
-                    kernel: KernelChoice::Id(config.id),
                     ..AttentionParams::new(batch, seqlen_q, seqlen_k, heads_q, config.head_dim)
                 };
-                let case = Case {
-                    with_lse: variant > 0,
-                    sinks: (variant == 1).then_some(HeadVector::Spread { lo: -2.0, hi: 2.0 }),
-                    alibi: (variant == 2).then(|| HeadVector::alibi(heads_q)),
-                    ..Case::new(
-                        config.dtype,
-                        params,
-                        900 + (ci * 7 + j * 3 + variant) as u64,
-                    )
-                };
-                let out = run_case(&stream, &case)
-                    .unwrap_or_else(|e| panic!("{}: {e}", case.reproducer()));
-                assert_eq!(
-                    out.config.id, config.id,
-                    "{} ran {}",
-                    config.name, out.config.name
-                );
-                cases += 1;
-                failures.extend(out.failure(&case.reproducer(), config.name));
+                let seed = 900 + (ci * 7 + j * 3 + variant) as u64;
+                if let Some(case) = ws_variant_case(config, params, variant, seed) {
+                    run_on_config(&stream, config, &case, &mut failures);
+                    cases += 1;
+                }
             }
         }
     }
-    println!(
-        "short last tiles: {} warp-specialized configurations, {cases} cases, {} failed",
-        configs.len(),
-        failures.len()
-    );
-    assert!(
-        device.compute_capability != 90 || cases > 0,
-        "no warp-specialized configuration ran on sm_90"
-    );
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    finish_ws_test("short last tiles", &device, configs.len(), cases, &failures);
 }
 
 /// Causal launches of the warp-specialized tiles that walk (common/tile_work.cuh, the fold:
@@ -414,55 +457,23 @@ fn ws_causal_walks() {
         for (j, (batch, heads_q, heads_kv, seqlen_q, seqlen_k, top_left, variants)) in
             shapes.into_iter().enumerate()
         {
-            for variant in 0..3 {
-                if variants & (1 << variant) == 0 || (variant == 2 && !config.score_mods) {
-                    continue;
-                }
+            for variant in (0..3).filter(|v| variants & (1 << v) != 0) {
                 let params = AttentionParams {
                     heads_q,
                     heads_kv,
                     causal: true,
-                    alignment: if top_left {
-                        flashattn::MaskAlignment::TopLeft
-                    } else {
-                        flashattn::MaskAlignment::BottomRight
-                    },
-                    softcap: (variant == 2).then_some(30.0),
-                    kernel: KernelChoice::Id(config.id),
+                    alignment: alignment(top_left),
                     ..AttentionParams::new(batch, seqlen_q, seqlen_k, heads_q, config.head_dim)
                 };
-                let case = Case {
-                    with_lse: variant > 0,
-                    sinks: (variant == 1).then_some(HeadVector::Spread { lo: -2.0, hi: 2.0 }),
-                    alibi: (variant == 2).then(|| HeadVector::alibi(heads_q)),
-                    ..Case::new(
-                        config.dtype,
-                        params,
-                        1700 + (ci * 7 + j * 3 + variant) as u64,
-                    )
-                };
-                let out = run_case(&stream, &case)
-                    .unwrap_or_else(|e| panic!("{}: {e}", case.reproducer()));
-                assert_eq!(
-                    out.config.id, config.id,
-                    "{} ran {}",
-                    config.name, out.config.name
-                );
-                cases += 1;
-                failures.extend(out.failure(&case.reproducer(), config.name));
+                let seed = 1700 + (ci * 7 + j * 3 + variant) as u64;
+                if let Some(case) = ws_variant_case(config, params, variant, seed) {
+                    run_on_config(&stream, config, &case, &mut failures);
+                    cases += 1;
+                }
             }
         }
     }
-    println!(
-        "causal walks: {} warp-specialized configurations, {cases} cases, {} failed",
-        configs.len(),
-        failures.len()
-    );
-    assert!(
-        device.compute_capability != 90 || cases > 0,
-        "no warp-specialized configuration ran on sm_90"
-    );
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    finish_ws_test("causal walks", &device, configs.len(), cases, &failures);
 }
 
 /// Windowed launches of the warp-specialized tiles that walk (plain round robin; every row sees
@@ -491,55 +502,23 @@ fn ws_window_walks() {
             shapes.into_iter().enumerate()
         {
             for variant in 0..3 {
-                if variant == 2 && !config.score_mods {
-                    continue;
-                }
                 let params = AttentionParams {
                     heads_q: 32,
                     heads_kv: 8,
                     causal,
                     window: flashattn::Window::new(left, right),
-                    alignment: if top_left {
-                        flashattn::MaskAlignment::TopLeft
-                    } else {
-                        flashattn::MaskAlignment::BottomRight
-                    },
-                    softcap: (variant == 2).then_some(30.0),
-                    kernel: KernelChoice::Id(config.id),
+                    alignment: alignment(top_left),
                     ..AttentionParams::new(2, seqlen_q, seqlen_k, 32, config.head_dim)
                 };
-                let case = Case {
-                    with_lse: variant > 0,
-                    sinks: (variant == 1).then_some(HeadVector::Spread { lo: -2.0, hi: 2.0 }),
-                    alibi: (variant == 2).then(|| HeadVector::alibi(32)),
-                    ..Case::new(
-                        config.dtype,
-                        params,
-                        2300 + (ci * 7 + j * 3 + variant) as u64,
-                    )
-                };
-                let out = run_case(&stream, &case)
-                    .unwrap_or_else(|e| panic!("{}: {e}", case.reproducer()));
-                assert_eq!(
-                    out.config.id, config.id,
-                    "{} ran {}",
-                    config.name, out.config.name
-                );
-                cases += 1;
-                failures.extend(out.failure(&case.reproducer(), config.name));
+                let seed = 2300 + (ci * 7 + j * 3 + variant) as u64;
+                if let Some(case) = ws_variant_case(config, params, variant, seed) {
+                    run_on_config(&stream, config, &case, &mut failures);
+                    cases += 1;
+                }
             }
         }
     }
-    println!(
-        "window walks: {} warp-specialized configurations, {cases} cases, {} failed",
-        configs.len(),
-        failures.len()
-    );
-    assert!(
-        device.compute_capability != 90 || cases > 0,
-        "no warp-specialized configuration ran on sm_90"
-    );
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    finish_ws_test("window walks", &device, configs.len(), cases, &failures);
 }
 
 /// Cases the fuzzer once failed, replayed exactly (inputs are a function of the seed).
@@ -720,11 +699,7 @@ fn masks_and_score_mods_on_every_config() {
                     heads_kv: 2,
                     causal: f.causal,
                     window: f.window,
-                    alignment: if f.top_left {
-                        flashattn::MaskAlignment::TopLeft
-                    } else {
-                        flashattn::MaskAlignment::BottomRight
-                    },
+                    alignment: alignment(f.top_left),
                     softcap: f.softcap,
                     kernel: KernelChoice::Id(config.id),
                     ..AttentionParams::new(2, sq, sk, 4, config.head_dim)
