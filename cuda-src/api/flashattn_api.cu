@@ -213,6 +213,11 @@ FlashAttnStatus flashattn_fwd(FlashAttnFwdParams *params, void *stream) {
     return select_variant(*entry, *params)(params, static_cast<cudaStream_t>(stream));
 }
 
+int64_t flashattn_fwd_workspace_floats(int32_t head_dim, int32_t sm_count) {
+    if (head_dim <= 0 || sm_count <= 0) return 0;
+    return flashattn::split_tail_workspace_floats(head_dim, sm_count);
+}
+
 const char *flashattn_status_string(FlashAttnStatus status) {
     switch (status) {
         case FLASHATTN_STATUS_SUCCESS: return "success";

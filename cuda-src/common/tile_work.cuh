@@ -253,6 +253,67 @@ enum class WalkOrder : int {
     kLast,    // the short tiles after all full ones (and the light order, WalkDeal)
     kRotate,  // each pair's query tiles rotated
     kFold,    // causal: folds, then the single tiles (causal_fold_deal)
+    kSplitTail,  // kLast's, the last full tiles' keys split across the CTAs (SplitTail)
+};
+
+// A point in the split tail: the walk's key tile `key_tile` (0 is the tile's last key tile, the
+// walk's first) of full tile `tile` in kLast's order.
+struct TailPoint {
+    int tile;
+    int key_tile;
+};
+
+// kSplitTail: a persistent walk of tiles that do not divide evenly among the CTAs ends in a
+// partial round, the CTAs without a tile idle while the others finish (a launch of 4,096 64-row
+// blocks takes 32 of them on the busiest of 132 SMs against an even share of 31.03). Instead, in
+// kLast's order: the full tiles dealt whole round by round while every CTA gets one; the full
+// tiles left, the tail, laid end to end key tile by key tile and cut into one stretch per CTA, so
+// that a CTA's stretch ends in a piece of one tile and the next CTA's begins with the rest of it;
+// then the short tiles, whole, round robin from the first CTA. The CTAs that take one short tile
+// more than the others (the first shorts % CTAs) take shorter stretches, by the time a short tile
+// takes, so that every CTA ends at about the same time. Each piece's consumers write their softmax
+// state (O, row max and sum) to the call's workspace, and the piece that completes its tile (a
+// counter per tile and consumer warp) merges the states and finishes the tile as usual. In 32 bits
+// (split_tail_deal bounds the launch), but for the stretches' starts, which are fixed point: the
+// producer steps the deal in its 24 registers, where 64-bit divisions spilled.
+struct SplitTail {
+    int full;          // full tiles (kLast's order: these first)
+    int count;         // all tiles: each pair's short one after the full ones
+    int rounds;        // rounds of whole full tiles before the tail: tiles [0, rounds x CTAs)
+    int key_tiles;     // of every tile (no causal mask, no window)
+    int tail_keys;     // key tiles of the tail: (full - rounds x CTAs) x key_tiles
+    int more_shorts;   // the CTAs that take a short tile more than the others (the first ones)
+    // Their stretch's length and the other CTAs', in key tiles with kStretchFraction fractional
+    // bits (each 0, or at least two key tiles: no stretch inside a tile is empty).
+    int short_stretch, stretch;
+    static constexpr int kStretchFraction = 8;
+
+    // Where CTA `cta` of `ctas` starts its stretch (CTA ctas: the tail's end).
+    __host__ __device__ __forceinline__ TailPoint start(int cta, int ctas) const {
+        const long long fixed = cta <= more_shorts ? static_cast<long long>(cta) * short_stretch
+                                                   : static_cast<long long>(more_shorts) * short_stretch +
+                                                         static_cast<long long>(cta - more_shorts) * stretch;
+        const int key = cta >= ctas ? tail_keys
+                                    : static_cast<int>(min(fixed >> kStretchFraction, static_cast<long long>(tail_keys)));
+        return {rounds * ctas + key / key_tiles, key % key_tiles};
+    }
+    // The tiles a stretch from `from` to `to` touches.
+    __host__ __device__ __forceinline__ static int stretch_tiles(TailPoint from, TailPoint to) {
+        return from.tile == to.tile && from.key_tile == to.key_tile ? 0 : to.tile - from.tile + (to.key_tile > 0);
+    }
+    // Step `step` of CTA `cta`'s stretch: its tile and key tiles [.y, .z), or .x = -1 past the
+    // stretch. A stretch that ends inside a tile takes that piece first, then the rest in order:
+    // the piece that completes a tile is then a CTA's second step, at a time that varies with the
+    // CTAs' cuts, not the last, when every CTA would merge at once (the states' traffic in one
+    // burst took a merge 8-25 us instead of 3 on the H200: docs/benchmarks/2026-11-29-h200-split-tail.md).
+    __host__ __device__ __forceinline__ int3 piece(int cta, int ctas, int step) const {
+        const TailPoint from = start(cta, ctas), to = start(cta + 1, ctas);
+        const int tiles = stretch_tiles(from, to);
+        if (step >= tiles) return make_int3(-1, 0, 0);
+        const bool last_first = tiles > 1 && to.key_tile > 0;
+        const int tile = last_first ? (step == 0 ? to.tile : from.tile + step - 1) : from.tile + step;
+        return make_int3(tile, tile == from.tile ? from.key_tile : 0, tile == to.tile ? to.key_tile : key_tiles);
+    }
 };
 
 // A walk's deal as the kernel reads it. kLast's short tiles go round the CTAs starting from the
@@ -274,6 +335,7 @@ struct WalkDeal {
     long long folds;
     int fold_tiles;
     bool shorts_first;
+    SplitTail tail;  // kSplitTail
 };
 constexpr int kNoLightOrder = 0x7fffffff;
 
@@ -387,11 +449,86 @@ inline bool causal_fold_deal(const FlashAttnFwdParams &p, int block_m, int block
     return walks;
 }
 
+// The split tail's workspace (FlashAttnFwdParams::workspace): a counter per tail tile (fewer
+// than the CTAs) and consumer warp (at most three consumers of four warps), then two state slots a
+// CTA (its stretch's first and last piece), each holding every consumer thread's state: kHeadDim
+// / 2 O accumulators, two row maxima and two row sums.
+constexpr int kSplitTailCounters = 3 * 4;
+__host__ __device__ __forceinline__ long long split_tail_counter_floats(int ctas) {
+    return (static_cast<long long>(ctas) * kSplitTailCounters + 31) / 32 * 32;
+}
+__host__ __device__ __forceinline__ long long split_tail_slot_floats(int consumers, int head_dim) {
+    return static_cast<long long>(consumers) * 128 * (head_dim / 2 + 4);
+}
+inline long long split_tail_workspace_floats(int head_dim, int ctas) {
+    return split_tail_counter_floats(ctas) + 2ll * ctas * split_tail_slot_floats(3, head_dim);
+}
+
+// What a short tile of b of a full tile's u 64-row blocks is taken to cost against the full one:
+// (b + 1) / (u + 1), not b / u, since the consumers without rows still take their turns.
+inline double short_tile_cost(int blocks, int units) { return (blocks + 1.0) / (units + 1.0); }
+
+// What the split tail is expected to cost a CTA beyond its share, in key tiles: its pieces'
+// states written and merged, whose traffic comes in bursts (every CTA's stretch ends at about the
+// same time). Measured on the H200 (docs/benchmarks/2026-11-29-h200-split-tail.md): 12-15 us
+// against 1.6-2.2 us a key tile of the three-consumer 80-key and two-consumer 176-key tiles, about
+// 3 us on the two-consumer 128-key tile; 9 key tiles splits every measured shape that ran faster
+// split but the 128-key tile at 2,048 keys, and none that ran slower.
+constexpr double kSplitTailPieceCost = 9.0;
+// Split only where the busiest CTA of the whole-tile deal is expected to take this much longer.
+constexpr double kSplitTailGain = 1.01;
+
+// The split tail's deal (SplitTail) of a non-causal, unwindowed persistent launch of `ctas` CTAs
+// over `tiles` (tile_grid) of block_m-row query tiles and block_n-key key tiles, or false where
+// the call gave no workspace (or too small a one), the full tiles divide evenly, or the deal of
+// whole tiles (kLast's) is not expected to take kSplitTailGain of the split's time on its busiest
+// CTA. On the host, once per launch, O(1).
+inline bool split_tail_deal(const FlashAttnFwdParams &p, int block_m, int block_n, dim3 tiles, int ctas,
+                            WalkDeal *deal) {
+    if (p.workspace == nullptr || p.workspace_floats < split_tail_workspace_floats(p.head_dim, ctas)) return false;
+    const long long pairs = static_cast<long long>(tiles.y) * tiles.z;
+    const long long count = static_cast<long long>(tiles.x) * pairs;
+    const int short_blocks = (p.seqlen_q % block_m + 63) / 64;
+    const long long shorts = short_blocks > 0 ? pairs : 0;
+    const long long full = count - shorts;
+    const long long key_tiles = (static_cast<long long>(p.seqlen_k) + block_n - 1) / block_n;
+    const long long rounds = full / ctas;
+    const long long tail = full - rounds * ctas;
+    if (count * key_tiles > 0x7fffffffll || rounds < 1 || tail == 0) return false;  // SplitTail's 32 bits
+    const double s = shorts > 0 ? short_tile_cost(short_blocks, block_m / 64) : 0.0;  // in full tiles
+    const long long q = shorts / ctas;
+    const int more_shorts = static_cast<int>(shorts % ctas);
+    // kLast's busiest CTA, in full tiles: the first `tail` CTAs take a full tile more, the short
+    // tiles go round from the first CTA with one fewer.
+    const double whole = std::max(rounds + s * (q + (more_shorts > 0 ? 1 : 0)),
+                                  rounds + 1 + s * (q + (more_shorts > ctas - tail ? 1 : 0)));
+    // The split: the CTAs with a short tile more take s full tiles' keys less.
+    const double tail_keys = static_cast<double>(tail * key_tiles);
+    const double d = s * key_tiles;
+    double len = (tail_keys + more_shorts * d) / ctas, short_len = len - d;
+    if (short_len < 2.0) {  // the tail on the CTAs with fewer short tiles alone
+        short_len = 0;
+        len = tail_keys / (ctas - more_shorts);
+    }
+    if (len < 2.0) return false;
+    constexpr double kOne = 1 << SplitTail::kStretchFraction;
+    const SplitTail t{static_cast<int>(full), static_cast<int>(count), static_cast<int>(rounds),
+                      static_cast<int>(key_tiles), static_cast<int>(tail * key_tiles), more_shorts,
+                      static_cast<int>(std::ceil(short_len * kOne)), static_cast<int>(std::ceil(len * kOne))};
+    const double split = std::max(more_shorts > 0 ? rounds + s * (q + 1) + short_len / key_tiles : 0.0,
+                                  rounds + s * q + len / key_tiles) +
+                         kSplitTailPieceCost / key_tiles;
+    if (whole < kSplitTailGain * split) return false;
+    *deal = WalkDeal{WalkOrder::kSplitTail, kNoLightOrder, 0, 0, 0, false, t};
+    return true;
+}
+
 // kLightOrder: compiled where the launcher may deal the light order (a kernel that splits short
 // tiles); the other walks' producers keep the plain round order's code (as stepped code ptxas
 // schedules the consumers' loops around: 1.1% on the two-consumer head-dim-64 walk with it
 // compiled in, docs/benchmarks/2026-11-29-h200-retune.md).
-template <bool kPersistent, bool kLightOrder = false>
+// kSplitTail: compiled where the launcher may deal the split tail (the head-dim-128 walks).
+template <bool kPersistent, bool kLightOrder = false, bool kSplitTail = false>
 struct TileSchedule {
     // Only the CTA's round is kept (its tile is index(), blockIdx.x + round * gridDim.x in the
     // plain order): the launch's tile counts are worked out from the params (constant memory) at
@@ -404,6 +541,16 @@ struct TileSchedule {
     // launch's tiles when it has none.
     __device__ __forceinline__ long long index(const WalkDeal &deal) const {
         if (!kPersistent) return 0;
+        if (kSplitTail && deal.kind == WalkOrder::kSplitTail && round >= deal.tail.rounds) {
+            // The stretch's pieces, then the short tiles blockIdx.x, blockIdx.x + gridDim.x, ...
+            const int step = round - deal.tail.rounds;
+            const int3 piece = deal.tail.piece(blockIdx.x, gridDim.x, step);
+            if (piece.x >= 0) return piece.x;
+            const int stretch = SplitTail::stretch_tiles(deal.tail.start(blockIdx.x, gridDim.x),
+                                                         deal.tail.start(blockIdx.x + 1, gridDim.x));
+            const long long short_tile = blockIdx.x + static_cast<long long>(step - stretch) * gridDim.x;
+            return deal.tail.full + min(short_tile, static_cast<long long>(deal.tail.count - deal.tail.full));
+        }
         if (deal.kind == WalkOrder::kFold) {
             // Slots blockIdx.x, blockIdx.x + gridDim.x, ...: the CTA's folds, two rounds each
             // (the longer tile first), then its single tiles after all folds.
@@ -426,6 +573,13 @@ struct TileSchedule {
         const dim3 tiles = tile_grid(p, block_m);
         ++round;
         return index(deal) < static_cast<long long>(tiles.x) * tiles.y * tiles.z;
+    }
+    // The current tile's key tiles in walk order (0: its last key tile, the walk's first), from
+    // .x to .y: a split tail's piece, or all of them (.y = INT_MAX, which WsTile clamps).
+    __device__ __forceinline__ int2 piece_keys(const WalkDeal &deal) const {
+        if (!kSplitTail || deal.kind != WalkOrder::kSplitTail || round < deal.tail.rounds) return make_int2(0, 0x7fffffff);
+        const int3 piece = deal.tail.piece(blockIdx.x, gridDim.x, round - deal.tail.rounds);
+        return piece.x >= 0 ? make_int2(piece.y, piece.z) : make_int2(0, 0x7fffffff);  // else a short tile
     }
     // (query tile, head, batch) of the current tile, in the launch's deal of short tiles.
     template <typename Work>
@@ -463,6 +617,15 @@ struct TileSchedule {
                 pair = first_group ? single : single - pairs;
                 m_block = short_tile ? folded : half;
             }
+            return make_int3(m_block, pair % tiles.y, pair / tiles.y);
+        }
+        if (kSplitTail && deal.kind == WalkOrder::kSplitTail) {
+            // kLast's order, where the sequences may also end in a full tile.
+            const int full_per_pair = p.seqlen_q / block_m;
+            const int i32 = static_cast<int>(i);
+            const bool is_full = i32 < deal.tail.full;
+            const int m_block = is_full ? i32 % full_per_pair : full_per_pair;
+            const int pair = is_full ? i32 / full_per_pair : i32 - deal.tail.full;
             return make_int3(m_block, pair % tiles.y, pair / tiles.y);
         }
         if (deal.kind == WalkOrder::kLast) {

@@ -17,7 +17,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct below changes layout; the Rust side checks it at run time. */
-#define FLASHATTN_ABI_VERSION 6
+#define FLASHATTN_ABI_VERSION 7
 
 typedef enum FlashAttnDtype {
     FLASHATTN_DTYPE_F16 = 0,
@@ -127,6 +127,15 @@ typedef struct FlashAttnFwdParams {
        (head, batch) pairs in sections of this many, whose K and V fit in L2 together
        (common/tile_work.cuh). */
     int32_t causal_section;
+
+    /* ABI 7: f32 scratch on the device, or NULL. Where a launch's last tiles would leave some SMs
+       idle while others finish (a persistent walk whose tiles do not divide evenly among the
+       SMs), the kernel may split those tiles' keys across SMs and merge the parts through it
+       (flashattn_fwd_workspace_floats says how much it needs; smaller or NULL: no split). It must
+       be zeroed before its first use; every call that completes leaves it zeroed again. One
+       call at a time may use it (calls on one stream are ordered; on several, give each its own). */
+    float *workspace;
+    int64_t workspace_floats;
 } FlashAttnFwdParams;
 
 /* One compiled kernel configuration: what the fuzzer sweeps and the tuner picks from. */
@@ -162,6 +171,10 @@ FlashAttnStatus flashattn_fwd_config(int32_t id, FlashAttnConfig *out);
  * params->config_used.
  */
 FlashAttnStatus flashattn_fwd(FlashAttnFwdParams *params, void *stream);
+
+/* f32 elements of FlashAttnFwdParams::workspace with which a call of this head dim may split its
+   last tiles on a device of sm_count SMs (any call: it depends on nothing else). */
+int64_t flashattn_fwd_workspace_floats(int32_t head_dim, int32_t sm_count);
 
 /*
  * Merge two partial attention results over disjoint key sets (split-KV, cascade and ring

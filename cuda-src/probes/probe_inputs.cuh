@@ -41,9 +41,10 @@ __global__ void fill(uint16_t *x, size_t n, uint32_t seed, bool bf16) {
 }
 
 // Masks and score modifiers, from a shape's trailing words: causal, window=LEFT,RIGHT,
-// softcap=CAP, alibi, sinks, lse; and keys=N, a key count other than the query count.
+// softcap=CAP, alibi, sinks, lse; keys=N, a key count other than the query count; split, a
+// workspace (FlashAttnFwdParams::workspace, 64 MiB zeroed) with which a walk may split its tail.
 struct Mods {
-    bool causal = false, alibi = false, sinks = false, lse = false;
+    bool causal = false, alibi = false, sinks = false, lse = false, split = false;
     int window_left = -1, window_right = -1;
     int keys = 0;  // 0: as many keys as queries
     float softcap = 0.f;
@@ -54,6 +55,7 @@ struct Mods {
         if (std::strcmp(word, "alibi") == 0) return alibi = true;
         if (std::strcmp(word, "sinks") == 0) return sinks = true;
         if (std::strcmp(word, "lse") == 0) return lse = true;
+        if (std::strcmp(word, "split") == 0) return split = true;
         if (std::sscanf(word, "softcap=%f", &softcap) == 1) return softcap > 0.f;
         if (std::sscanf(word, "keys=%d", &keys) == 1) return keys > 0;
         return std::sscanf(word, "window=%d,%d", &window_left, &window_right) == 2;
@@ -63,7 +65,7 @@ struct Mods {
 struct DenseCall {
     FlashAttnFwdParams params;
     uint16_t *q, *k, *v, *o;
-    float *alibi_slopes = nullptr, *sinks = nullptr, *lse = nullptr;
+    float *alibi_slopes = nullptr, *sinks = nullptr, *lse = nullptr, *workspace = nullptr;
     size_t elems;  // of Q and of O
 
     DenseCall(bool bf16, int batch, int heads, int seqlen, int head_dim)
@@ -121,6 +123,13 @@ struct DenseCall {
         if (m.sinks) p.sinks = sinks = upload([](int) { return 1.0f; });
         if (m.lse) PROBE_CHECK(cudaMalloc(&lse, static_cast<size_t>(p.batch) * heads * p.seqlen_q * sizeof(float)));
         p.lse = lse;
+        if (m.split) {
+            constexpr size_t kWorkspaceFloats = size_t{16} << 20;
+            PROBE_CHECK(cudaMalloc(&workspace, kWorkspaceFloats * sizeof(float)));
+            PROBE_CHECK(cudaMemset(workspace, 0, kWorkspaceFloats * sizeof(float)));
+            p.workspace = workspace;
+            p.workspace_floats = kWorkspaceFloats;
+        }
     }
     ~DenseCall() {
         cudaFree(q);
@@ -130,6 +139,7 @@ struct DenseCall {
         cudaFree(alibi_slopes);
         cudaFree(sinks);
         cudaFree(lse);
+        cudaFree(workspace);
     }
     DenseCall(const DenseCall &) = delete;
     DenseCall &operator=(const DenseCall &) = delete;

@@ -5,6 +5,7 @@
 //
 //   timeline OUT.bin CONFIG DTYPE BATCH HEADS SEQLEN HEAD_DIM
 //
+// TIMELINE_SPLIT=1 in the environment gives the call a workspace (a walk may split its tail).
 // CONFIG is a ws tile name without dtype and head dim (m128n176w12s2ws); the record of the
 // last of kLaunches back-to-back launches is kept (the ones before it warm the clocks and L2).
 // Also prints the mean time per launch, by CUDA events, of kLaunches launches with the records
@@ -42,6 +43,12 @@ int main(int argc, char **argv) {
     }
     probe_inputs::DenseCall call(bf16, batch, heads, seqlen, head_dim);
     FlashAttnFwdParams &p = call.params;
+    // TIMELINE_SPLIT=1: with a workspace, so that a walk may split its tail (SplitTail).
+    if (const char *split = std::getenv("TIMELINE_SPLIT"); split != nullptr && std::strcmp(split, "1") == 0) {
+        probe_inputs::Mods mods;
+        mods.split = true;
+        call.apply(mods);
+    }
 
     // Records for as many CTAs as tiles (a persistent launch uses fewer), and as many tiles per
     // CTA as a persistent CTA can walk.

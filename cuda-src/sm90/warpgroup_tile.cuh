@@ -217,6 +217,64 @@ struct WarpgroupTile {
         wgmma_commit();
     }
 
+    // This thread's softmax state (O, row maxima, partial row sums), element e as
+    // (a * 8 + nt) * 4 + i of O, then the two maxima and the two sums: kStateFloats of them
+    // (traits.cuh). save_state hands each to store(e, value); load_state takes a state as this
+    // one's, merge_state merges one in as the online softmax merges a key tile (from the larger
+    // max, so a state that saw no key contributes exactly nothing), load(e) reading element e.
+    // The merge is symmetric to the bit (no contraction into FMAs): merging B into A gives what
+    // merging A into B does.
+    static constexpr int kStateFloats = kAtoms * 8 * 4 + 4;
+    template <typename Store>
+    __device__ __forceinline__ void save_state(Store &&store) const {
+#pragma unroll
+        for (int a = 0; a < kAtoms; ++a)
+#pragma unroll
+            for (int nt = 0; nt < 8; ++nt)
+#pragma unroll
+                for (int i = 0; i < 4; ++i) store((a * 8 + nt) * 4 + i, acc_o[a][nt][i]);
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            store(kStateFloats - 4 + r, row_max[r]);
+            store(kStateFloats - 2 + r, row_sum[r]);
+        }
+    }
+    template <typename Load>
+    __device__ __forceinline__ void load_state(Load &&load) {
+#pragma unroll
+        for (int a = 0; a < kAtoms; ++a)
+#pragma unroll
+            for (int nt = 0; nt < 8; ++nt)
+#pragma unroll
+                for (int i = 0; i < 4; ++i) acc_o[a][nt][i] = load((a * 8 + nt) * 4 + i);
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            row_max[r] = load(kStateFloats - 4 + r);
+            row_sum[r] = load(kStateFloats - 2 + r);
+        }
+    }
+    template <typename Load>
+    __device__ __forceinline__ void merge_state(Load &&load) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            const float max_there = load(kStateFloats - 4 + r);
+            const float max = fmaxf(row_max[r], max_there);
+            const float offset = sm80::exponent_offset(max, scale_log2);
+            const float alpha_here = sm80::exp2_from_offset(row_max[r], scale_log2, offset);
+            const float alpha_there = sm80::exp2_from_offset(max_there, scale_log2, offset);
+            row_max[r] = max;
+            row_sum[r] = __fadd_rn(__fmul_rn(row_sum[r], alpha_here), __fmul_rn(load(kStateFloats - 2 + r), alpha_there));
+#pragma unroll
+            for (int a = 0; a < kAtoms; ++a)
+#pragma unroll
+                for (int nt = 0; nt < 8; ++nt)
+#pragma unroll
+                    for (int i = 2 * r; i < 2 * r + 2; ++i)
+                        acc_o[a][nt][i] = __fadd_rn(__fmul_rn(acc_o[a][nt][i], alpha_here),
+                                                    __fmul_rn(load((a * 8 + nt) * 4 + i), alpha_there));
+        }
+    }
+
     // Finish the row sums across the quad, write LSE, and store O normalised and packed into the
     // Q-layout tile at o_tile (this warpgroup's rows only), for the caller to copy out in whole
     // 16-byte chunks.

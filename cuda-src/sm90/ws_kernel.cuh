@@ -113,23 +113,32 @@ __device__ __forceinline__ T &first_if(T &a, T &b) {
 }
 
 // What both roles derive from a tile: its work and its key walk, from the last key tile down as
-// in fwd_kernel.cuh (masked tiles first).
+// in fwd_kernel.cuh (masked tiles first); in a split tail (SplitTail) a piece of that walk.
 template <typename Traits, typename F>
 struct WsTile {
     TileWork<typename Traits::Element, F> work;
     int n_block_max;
-    int n_blocks;
+    int walk_keys;    // key tiles of the tile's whole walk
+    int walk_first;   // the piece's first key tile in the walk (0 unless split)
+    int n_blocks;     // the piece's key tiles (the whole walk's unless split)
     int batch_coord;  // the tensor maps' batch coordinate: packed (varlen) tensors are one batch
     bool zero_tail;   // varlen: the first key tile (the range's last) reaches past the keys
 
-    __device__ __forceinline__ WsTile(const FlashAttnFwdParams &p, int3 coords, bool packed)
+    // piece: key tiles [x, y) of the walk (y clamped to its length).
+    __device__ __forceinline__ WsTile(const FlashAttnFwdParams &p, int3 coords, bool packed,
+                                      int2 piece = make_int2(0, 0x7fffffff))
         : work(p, Traits::kBlockM, coords),
           n_block_max(work.keys.n_block_max(Traits::kBlockN)),
-          n_blocks(n_block_max - work.keys.n_block_min(Traits::kBlockN)),
+          walk_keys(n_block_max - work.keys.n_block_min(Traits::kBlockN)),
+          walk_first(piece.x),
+          n_blocks(min(piece.y, walk_keys) - piece.x),
           batch_coord(packed ? 0 : coords.z),
           zero_tail(packed && key0(0) + Traits::kBlockN > work.len.k) {}
-    // First key of the walk's i-th key tile.
-    __device__ __forceinline__ int key0(int i) const { return (n_block_max - 1 - i) * Traits::kBlockN; }
+    // First key of the piece's i-th key tile.
+    __device__ __forceinline__ int key0(int i) const { return (n_block_max - 1 - walk_first - i) * Traits::kBlockN; }
+    // Whether the piece is part of a split tile; whether it ends before the walk does.
+    __device__ __forceinline__ bool split() const { return n_blocks != walk_keys; }
+    __device__ __forceinline__ bool ends_inside() const { return walk_first + n_blocks < walk_keys; }
 };
 
 template <typename Traits, Variant kVariant, bool kPersistent>
@@ -159,6 +168,9 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     const uint32_t o_smem = kOTile ? k_smem(kStages) : q_smem;
     // Where a short tile is split by keys (split_tile; the merge's slot is the O tile).
     constexpr bool kSplitShortTiles = kPersistent && Traits::kWalkSplitsShortTiles;
+    // Where the launcher may split a walk's tail across the CTAs (SplitTail, merge_pieces below):
+    // the head-dim-128 walks, whose O leaves from registers.
+    constexpr bool kSplitTail = kOFromRegisters;
     // The two-consumer head-dim-64 walk issues each tile's first Q.K^T ahead of it (kAhead, below),
     // with two Q buffers (WsTraits::kPersistentQBuffers): the second after the O tile, tile t in
     // buffer t % 2 (its (t / 2)-th use), each buffer with its own pair of barriers.
@@ -240,13 +252,16 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // Every thread works out the CTA's first tile, before the barrier setup, under thread 0's
     // initialisation rather than on the way to the first copy; the producer steps the schedule
     // to the walk's later tiles and announces them to the consumers.
-    TileSchedule<kPersistent, kSplitShortTiles> schedule(kBlockM);
+    TileSchedule<kPersistent, kSplitShortTiles, kSplitTail> schedule(kBlockM);
     int3 coords = schedule.template coords<Work>(p, args.deal);
     WsTile<Traits, F> tile(p, coords, packed);
     auto next_tile = [&] {
         if (!schedule.next(p, args.deal)) return false;
         coords = schedule.template coords<Work>(p, args.deal);
-        tile = WsTile<Traits, F>(p, coords, packed);
+        if constexpr (kSplitTail)
+            tile = WsTile<Traits, F>(p, coords, packed, schedule.piece_keys(args.deal));
+        else
+            tile = WsTile<Traits, F>(p, coords, packed);
         return true;
     };
 
@@ -311,6 +326,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                     slot[0] = coords.x;
                     slot[1] = coords.y;
                     slot[2] = coords.z;
+                    if (kSplitTail) slot[3] = tile.walk_first | (tile.walk_first + tile.n_blocks) << 16;
                 }
 #pragma unroll
                 for (int part = 0; part < kQParts; ++part) {
@@ -419,19 +435,28 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // the warps have released a Q buffer, which lane 0 alone does (arrive_warp), so only its reads
     // are ordered before that (racecheck reported the other lanes' reads against the rewrite).
     int3 announcement;
+    int announced_piece = 0;  // kSplitTail: the piece's key tiles, first | end << 16
     auto announced = [&](int tt) {
         barrier_wait(q_full_of(tt, q_part), q_parity(tt));
         int3 read = make_int3(0, 0, 0);
+        int piece = 0;
         if (lane == 0) {
             const int *slot = tile_slot(tt);
             read = make_int3(slot[0], slot[1], slot[2]);
+            if (kSplitTail) piece = slot[3];
         }
         announcement = make_int3(__shfl_sync(0xffffffff, read.x, 0), __shfl_sync(0xffffffff, read.y, 0),
                                  __shfl_sync(0xffffffff, read.z, 0));
+        if (kSplitTail) announced_piece = __shfl_sync(0xffffffff, piece, 0);
         return announcement.x >= 0;
     };
     // The tile just announced.
-    auto take_tile = [&] { tile = WsTile<Traits, F>(p, announcement, packed); };
+    auto take_tile = [&] {
+        if constexpr (kSplitTail)
+            tile = WsTile<Traits, F>(p, announcement, packed, make_int2(announced_piece & 0xffff, announced_piece >> 16));
+        else
+            tile = WsTile<Traits, F>(p, announcement, packed);
+    };
     // A consumer's step to the CTA's next tile, t; false after its last.
     auto consumer_next_tile = [&] {
         if (!kPersistent || !announced(t)) return false;
@@ -596,6 +621,65 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         ++splits;
     };
 
+    // A split tail's piece (SplitTail), once its last P.V is done: each consumer warp writes its
+    // threads' states to the CTA's slot for the piece (the stretch's first piece, or its last
+    // where the stretch ends inside the tile) and adds the piece's key tiles to its counter for
+    // the tile; the warp whose addition completes the tile's walk resets the counter for the next
+    // call, folds the pieces' states in the stretches' order (p0 + p1 + p2 ..., its own from its
+    // registers where it is p0 or p1, whose merge is symmetric: the same sums whichever piece
+    // finishes last) and returns true: its tile's epilogue follows. The states go through L2
+    // (st.cg, ld.cg: another SM's L1 holds nothing of them), ordered as CUTLASS's semaphores order
+    // theirs: the warp's stores before lane 0's release (__syncwarp), the merging warp's loads
+    // after lane 0's acquire. (__threadfence, a fence.sc with an L1 invalidation, cost a split
+    // tile's merge several microseconds: docs/benchmarks/2026-11-29-h200-split-tail.md.)
+    auto merge_pieces = [&](Tile &wg) {
+        const SplitTail &tail = args.deal.tail;
+        const int ctas = gridDim.x;
+        constexpr long long kSlotFloats = Traits::kConsumers * 128 * kStateFloats;
+        float *const slots = p.workspace + split_tail_counter_floats(ctas);
+        const int me = consumer * kStateFloats * 128 + threadIdx.x % 128;
+        auto slot_of = [&](int cta, bool ends_inside) { return slots + (2ll * cta + ends_inside) * kSlotFloats + me; };
+        float *const mine = slot_of(blockIdx.x, tile.ends_inside());
+        wg.save_state([&](int e, float v) { __stcg(mine + e * 128, v); });
+        // The tile's index in kLast's order (TileSchedule::coords' inverse): a full tile.
+        const int full_per_pair = p.seqlen_q / kBlockM;
+        const int pair = tile.work.head + p.heads_q * tile.batch_coord;
+        const int i = pair * full_per_pair + tile.work.row_begin / kBlockM;
+        __syncwarp();
+        int completes = 0;
+        if (lane == 0) {
+            int *const counter = reinterpret_cast<int *>(p.workspace) +
+                                 (i - tail.rounds * ctas) * kSplitTailCounters + consumer * 4 + warp;
+            int before;
+            asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], %2;\n"
+                         : "=r"(before)
+                         : "l"(counter), "r"(tile.n_blocks)
+                         : "memory");
+            completes = before + tile.n_blocks == tile.walk_keys;
+            if (completes) *counter = 0;
+        }
+        if (!__shfl_sync(0xffffffff, completes, 0)) return false;
+        __syncwarp();
+        // The first CTA whose stretch holds part of the tile: the one in which it starts at its
+        // first key tile, or before it.
+        int first = blockIdx.x;
+        for (TailPoint start = tail.start(first, ctas); start.tile == i && start.key_tile > 0;
+             start = tail.start(first, ctas))
+            --first;
+        const int own = blockIdx.x - first;
+        for (int k = 0, cta = first;; ++k, ++cta) {
+            const bool inside = tail.start(cta + 1, ctas).tile == i;
+            const float *const piece = slot_of(cta, inside);
+            auto load = [&](int e) { return __ldcg(piece + e * 128); };
+            if (own >= 2 && k == 0)
+                wg.load_state(load);
+            else if (k != own || own >= 2)
+                wg.merge_state(load);
+            if (!inside) break;
+        }
+        return true;
+    };
+
     // Epilogue of a tile whose O leaves through shared memory: each consumer stages its own 64
     // rows of O (in its own rows of the Q tile, which only its Q.K^T read; persistent: in the O
     // tile) and sends them out, by one TMA store issued from its first thread or by all its
@@ -755,8 +839,15 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         hold(wg.acc_o);
         mark(t, kMarkLastPV);
         if (kPersistent) arrive_warp(v_empty(stage_of(n_blocks - 1)));  // the next tile's ring
-        // Epilogue: send_o, or at head dim 128 (persistent) straight from registers.
+        // Epilogue: send_o, or at head dim 128 (persistent) straight from registers; a split
+        // tail's piece only where it completes its tile.
         if constexpr (kOFromRegisters) {
+            if (kSplitTail && tile.split() && !merge_pieces(wg)) {
+                mark(t, kMarkStaged);  // its state handed over
+                kv += n_blocks;
+                ++t;
+                continue;
+            }
             wg.finish_to_global(p, work, lane / 4);
             mark(t, kMarkStaged);
             mark(t, kMarkStoreIssued);
@@ -815,7 +906,11 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
         const bool windowed = p.window_left >= 0 || p.window_right >= 0;
         const Diagonal window(p, SeqLens{p.seqlen_q, p.seqlen_k});
         const long long seen = std::min<long long>(window.hi - window.lo + Traits::kBlockM, p.seqlen_k);
-        const bool walk_pays = !Traits::kOFromRegisters || (args.o_by_tma && seen <= Traits::kWalkMaxKeys);
+        // Past the key limit a walk pays where it splits its tail (SplitTail): one CTA per tile
+        // leaves a partial last wave too.
+        const bool within_key_limit = !Traits::kOFromRegisters || seen <= Traits::kWalkMaxKeys;
+        const bool may_split = Traits::kOFromRegisters && args.o_by_tma && !windowed && !p.causal && p.workspace;
+        const bool walk_pays = !Traits::kOFromRegisters || (args.o_by_tma && (within_key_limit || may_split));
         // A walk must never skip a tile, whose Q the producer announces: only calls in which every
         // row sees a key (and with keys at all). Causal: top-left, or no more queries than keys;
         // windowed: each row's diagonal key exists (no more queries than keys).
@@ -825,8 +920,11 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
         const int sm_count = walks ? current_device_sm_count() : 0;
         if (sm_count > 0 && tiles > sm_count) {
             sms = sm_count;
+            const bool split = may_split && split_tail_deal(p, Traits::kBlockM, Traits::kBlockN, grid, sms, &args.deal);
             // Windowed tiles see about the same keys: they keep the plain round robin (kNone).
-            if (!windowed && !p.causal)
+            if (!split && !within_key_limit)
+                sms = 0;
+            else if (!split && !windowed && !p.causal)
                 args.deal = short_tile_deal(p, Traits::kBlockM, grid, sms, Traits::kWalkSplitsShortTiles);
             if (!windowed && p.causal && !causal_fold_deal(p, Traits::kBlockM, Traits::kBlockN, grid, sms, &args.deal))
                 sms = 0;

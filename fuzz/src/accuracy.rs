@@ -330,7 +330,7 @@ fn launch<T: TestElement>(
     );
     // NaN-poisoned: an element the kernel never writes fails the rule instead of reading as 0.
     let o_init = vec![T::from_bits(harness::POISON_BITS); q.len()];
-    let (o, lse, info) = harness::launch_host(
+    let (o, lse, info, _) = harness::launch_host(
         stream,
         p,
         [qs, ks, ks, qs],
@@ -338,6 +338,7 @@ fn launch<T: TestElement>(
         &o_init,
         true,
         [case.slopes.as_deref(), case.sinks.as_deref()],
+        false,
     )?;
     Ok((o, lse, info.config.name))
 }

@@ -132,6 +132,9 @@ pub struct Case {
     pub alibi: Option<HeadVector>,
     /// Attention sinks, per head (`None`: no sinks).
     pub sinks: Option<HeadVector>,
+    /// Launch with a zeroed workspace (`flashattn::forward_with_workspace`: a walk may split its
+    /// last tiles across SMs); the case then also fails unless the call leaves it zeroed.
+    pub workspace: bool,
 }
 
 impl Case {
@@ -149,6 +152,7 @@ impl Case {
             with_lse: true,
             alibi: None,
             sinks: None,
+            workspace: false,
         }
     }
 
@@ -166,7 +170,7 @@ impl Case {
     pub fn reproducer(&self) -> String {
         let p = &self.params;
         format!(
-            "dtype={} B={} Sq={} Sk={} Hq={} Hkv={} D={} causal={} window={:?} alignment={:?} softcap={:?} alibi={:?} sinks={:?} scale={:?} kernel={:?} q_layout={:?} kv_layout={:?} v_layout={:?} o_layout={:?} inputs={:?} seed={} lse={}",
+            "dtype={} B={} Sq={} Sk={} Hq={} Hkv={} D={} causal={} window={:?} alignment={:?} softcap={:?} alibi={:?} sinks={:?} scale={:?} kernel={:?} q_layout={:?} kv_layout={:?} v_layout={:?} o_layout={:?} inputs={:?} seed={} lse={} workspace={}",
             self.dtype,
             p.batch,
             p.seqlen_q,
@@ -188,7 +192,8 @@ impl Case {
             self.o_layout,
             self.inputs,
             self.seed,
-            self.with_lse
+            self.with_lse,
+            self.workspace
         )
     }
 }
@@ -202,6 +207,9 @@ pub struct Outcome {
     pub config: &'static KernelConfig,
     /// Wall time of the whole case (inputs, GPU, reference), seconds.
     pub seconds: f64,
+    /// A hash of O's bits (FNV-1a): two runs of one case agree on it exactly when their outputs
+    /// do.
+    pub o_digest: u64,
 }
 
 impl Outcome {
@@ -301,7 +309,7 @@ fn run_typed<T: TestElement>(
 
     let slopes = case.alibi.map(|a| a.values(p.heads_q));
     let sinks = case.sinks.map(|s| s.values(p.heads_q));
-    let (o_host, lse_host, info) = launch_host(
+    let (o_host, lse_host, info, workspace_zeroed) = launch_host(
         stream,
         p,
         [qs, ks, vs, os],
@@ -309,6 +317,7 @@ fn run_typed<T: TestElement>(
         &o_init,
         case.with_lse,
         [slopes.as_deref(), sinks.as_deref()],
+        case.workspace,
     )?;
     let problem = reference_problem(p);
     let heads = reference::HeadParams {
@@ -322,16 +331,32 @@ fn run_typed<T: TestElement>(
     let lse = case.with_lse.then_some(&lse_host[..lse_len]);
     let mut check = reference::check(&problem, &got, lse, &want, &naive);
     fail_on_stray_writes(&mut check, &addressed, &o_host);
+    if !workspace_zeroed {
+        check.pass = false;
+        check.ratio = f64::INFINITY;
+        check.error = Some("the call left its workspace not zeroed".into());
+    }
     Ok(Outcome {
         check,
         config: info.config,
         seconds: start.elapsed().as_secs_f64(),
+        o_digest: digest(&o_host),
+    })
+}
+
+/// FNV-1a over the elements' bits.
+pub(crate) fn digest<T: TestElement>(o: &[T]) -> u64 {
+    o.iter().fold(0xcbf2_9ce4_8422_2325, |h, x| {
+        (h ^ u64::from(x.bits())).wrapping_mul(0x0000_0100_0000_01b3)
     })
 }
 
 /// One `forward_with` call on host data: Q, K, V, O's initial contents and the per-head ALiBi
 /// slopes and sinks go to the device, O and LSE (NaN before the call; not asked for unless
-/// `with_lse`) come back once the stream has finished.
+/// `with_lse`) come back once the stream has finished. With `workspace`, the call is
+/// `forward_with_workspace`'s with a zeroed one, and the last value says whether the call left
+/// it zeroed (true without one).
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub(crate) fn launch_host<T: TestElement>(
     stream: &Arc<CudaStream>,
     p: &AttentionParams,
@@ -340,7 +365,8 @@ pub(crate) fn launch_host<T: TestElement>(
     o_init: &[T],
     with_lse: bool,
     [slopes, sinks]: [Option<&[f32]>; 2],
-) -> Result<(Vec<T>, Vec<f32>, flashattn::LaunchInfo), flashattn::Error> {
+    workspace: bool,
+) -> Result<(Vec<T>, Vec<f32>, flashattn::LaunchInfo, bool), flashattn::Error> {
     let q_dev = stream.clone_htod(q)?;
     let k_dev = stream.clone_htod(k)?;
     let v_dev = stream.clone_htod(v)?;
@@ -349,24 +375,36 @@ pub(crate) fn launch_host<T: TestElement>(
     let mut lse_dev = stream.clone_htod(&vec![f32::NAN; lse_len.max(1)])?;
     let slopes_dev = slopes.map(|s| stream.clone_htod(s)).transpose()?;
     let sinks_dev = sinks.map(|s| stream.clone_htod(s)).transpose()?;
-    let info = flashattn::forward_with(
-        stream,
-        p,
+    let heads = flashattn::HeadVectors {
+        alibi_slopes: slopes_dev.as_ref(),
+        sinks: sinks_dev.as_ref(),
+    };
+    let (q_t, k_t, v_t) = (
         Tensor::new(&q_dev, qs),
         Tensor::new(&k_dev, ks),
         Tensor::new(&v_dev, vs),
-        TensorMut::new(&mut o_dev, os),
-        with_lse.then_some(&mut lse_dev),
-        flashattn::HeadVectors {
-            alibi_slopes: slopes_dev.as_ref(),
-            sinks: sinks_dev.as_ref(),
-        },
-    )?;
+    );
+    let o_t = TensorMut::new(&mut o_dev, os);
+    let lse_t = with_lse.then_some(&mut lse_dev);
+    let mut workspace_dev = None;
+    let info = if workspace {
+        let facts = flashattn::device_facts(stream.context())?;
+        let floats = flashattn::forward_workspace_len(&facts, p.head_dim);
+        let w = workspace_dev.insert(stream.alloc_zeros::<f32>(floats.max(1))?);
+        flashattn::forward_with_workspace(stream, p, q_t, k_t, v_t, o_t, lse_t, heads, w)?
+    } else {
+        flashattn::forward_with(stream, p, q_t, k_t, v_t, o_t, lse_t, heads)?
+    };
     stream.synchronize()?;
+    let zeroed = match &workspace_dev {
+        Some(w) => stream.clone_dtoh(w)?.iter().all(|&x| x.to_bits() == 0),
+        None => true,
+    };
     Ok((
         stream.clone_dtoh(&o_dev)?,
         stream.clone_dtoh(&lse_dev)?,
         info,
+        zeroed,
     ))
 }
 

@@ -326,6 +326,11 @@ pub fn parse_case(line: &str) -> Result<Case, String> {
         with_lse: boolean("lse")?,
         alibi: option(get("alibi")?, head_vector)?,
         sinks: option(get("sinks")?, head_vector)?,
+        // (Reproducers written before the workspace existed have no `workspace=`.)
+        workspace: match get("workspace") {
+            Ok(v) => number(v)?,
+            Err(_) => false,
+        },
     })
 }
 

@@ -427,6 +427,7 @@ impl CaseSpace {
                     with_lse,
                     alibi,
                     sinks,
+                    workspace: false,
                 }
             })
             .boxed())

@@ -307,5 +307,6 @@ fn run_typed<T: TestElement>(
         check,
         config: info.config,
         seconds: start.elapsed().as_secs_f64(),
+        o_digest: crate::harness::digest(&o_host),
     })
 }

@@ -770,3 +770,94 @@ fn score_mods_choose_capable_configs() {
         }
     }
 }
+
+/// The split tail (cuda-src/common/tile_work.cuh, SplitTail): non-causal launches of the
+/// warp-specialized head-dim-128 tiles that walk, given a workspace, split their last full tiles'
+/// keys across the SMs and merge the parts through it. Every such configuration on a shape whose
+/// walk splits on a 132-SM part (picked on split_tail_deal's model: 140 or 150 full tiles over
+/// 4,096 keys, with a short last tile of 100 or 8 rows, GQA), plain with LSE, with a sink, and
+/// with softcap and ALiBi in turn across the configurations; each case run with a zeroed workspace
+/// (checked against the reference, and left zeroed) and without one. On a 132-SM Hopper part
+/// every split run's O must differ in its bits from the unsplit one's (the parts' sums round
+/// differently: the split ran), and a second split run must repeat the first bit for bit (the
+/// merge's order is fixed). FLASHATTN_TEST_SMALL=1 (under the sanitizers): the first such
+/// configuration only, without the second split run.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn ws_split_tails() {
+    let stream = gpu_stream().expect("a CUDA GPU of compute capability >= 8.0");
+    let (device, mut configs) = runnable_configs(&stream);
+    configs.retain(|c| c.warp_specialized() && c.head_dim == 128);
+    if std::env::var("FLASHATTN_TEST_SMALL").is_ok_and(|v| v == "1") {
+        configs.truncate(1);
+    }
+    let splits_here = device.compute_capability == 90 && device.sm_count == 132;
+    let mut failures = Vec::new();
+    let mut cases = 0;
+    let mut unsplit = Vec::new();
+    for (ci, config) in configs.iter().enumerate() {
+        // (query heads, KV heads, query rows)
+        let (heads_q, heads_kv, seqlen_q) = if config.block_m == 192 {
+            (70, 14, 484)
+        } else {
+            (75, 15, 264)
+        };
+        let params = AttentionParams {
+            heads_q,
+            heads_kv,
+            ..AttentionParams::new(1, seqlen_q, 4096, heads_q, config.head_dim)
+        };
+        let variant = ci % 3;
+        let Some(case) = ws_variant_case(config, params.clone(), variant, 3100 + ci as u64)
+            .or_else(|| ws_variant_case(config, params, 0, 3100 + ci as u64))
+        else {
+            continue;
+        };
+        let case = Case {
+            with_lse: true,
+            ..case
+        };
+        let split = Case {
+            workspace: true,
+            ..case.clone()
+        };
+        let run =
+            |c: &Case| run_case(&stream, c).unwrap_or_else(|e| panic!("{}: {e}", c.reproducer()));
+        let (with, without) = (run(&split), run(&case));
+        for (c, out) in [(&split, &with), (&case, &without)] {
+            assert_eq!(
+                out.config.id, config.id,
+                "{} ran {}",
+                config.name, out.config.name
+            );
+            failures.extend(out.failure(&c.reproducer(), config.name));
+        }
+        if with.o_digest == without.o_digest {
+            unsplit.push(split.reproducer());
+        }
+        if ci == 0 && configs.len() > 1 && run(&split).o_digest != with.o_digest {
+            failures.push(format!(
+                "{}: a second split run differs from the first",
+                split.reproducer()
+            ));
+        }
+        cases += 1;
+    }
+    println!(
+        "split tails: {} configurations, {cases} cases, {} failed, {} not split{}",
+        configs.len(),
+        failures.len(),
+        unsplit.len(),
+        if splits_here {
+            ""
+        } else {
+            " (not a 132-SM Hopper part: splits not required)"
+        }
+    );
+    assert!(
+        !splits_here || unsplit.is_empty(),
+        "the split tail did not run:\n{}",
+        unsplit.join("\n")
+    );
+    finish_ws_test("split tails", &device, configs.len(), cases, &failures);
+}

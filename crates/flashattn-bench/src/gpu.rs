@@ -47,6 +47,9 @@ pub struct Protocol {
     pub decode_splits: Option<usize>,
     /// Our calls store O only, not LSE (what SDPA's inference calls return).
     pub no_lse: bool,
+    /// Our forward calls get no workspace, so no launch splits its last tiles
+    /// ([`flashattn::forward_with_workspace`]).
+    pub no_workspace: bool,
 }
 
 impl Default for Protocol {
@@ -59,6 +62,7 @@ impl Default for Protocol {
             modes: vec![MODE_EVENTS.into(), MODE_GRAPH.into()],
             decode_splits: None,
             no_lse: false,
+            no_workspace: false,
         }
     }
 }
@@ -129,6 +133,9 @@ impl Gpu {
             let mut w = self.workload_split(shape, choice.clone(), cold, proto.decode_splits)?;
             if proto.no_lse {
                 w.without_lse();
+            }
+            if proto.no_workspace {
+                w.without_workspace();
             }
             proto
                 .modes
@@ -268,11 +275,13 @@ impl Gpu {
                     .transpose()
                     .map_err(Into::into)
                 };
+            let floats = flashattn::forward_workspace_len(&*self.facts()?, shape.head_dim);
             Call::Forward {
                 params: params_of(shape, choice),
                 kvs: Strides::bshd(shape.seqlen_k, shape.heads_kv, shape.head_dim),
                 slopes: per_head(shape.mods.alibi, &|h| ScoreMods::alibi_slope(h, heads))?,
                 sinks: per_head(shape.mods.sinks, &|_| ScoreMods::SINK)?,
+                workspace: Some(self.stream.alloc_zeros::<f32>(floats.max(1))?),
             }
         };
         Ok(Workload {
@@ -432,6 +441,8 @@ enum Call {
         /// ALiBi slopes and sinks, `[heads_q]`, when the shape has them.
         slopes: Option<CudaSlice<f32>>,
         sinks: Option<CudaSlice<f32>>,
+        /// The calls' workspace (zeroed), `None` without one ([`Workload::without_workspace`]).
+        workspace: Option<CudaSlice<f32>>,
     },
     /// A packed variable-length batch: the same prefix sums for queries and keys.
     Varlen {
@@ -468,6 +479,13 @@ impl Workload {
         self.lse = None;
     }
 
+    /// From now on the forward calls get no workspace (none splits its last tiles).
+    pub fn without_workspace(&mut self) {
+        if let Call::Forward { workspace, .. } = &mut self.call {
+            *workspace = None;
+        }
+    }
+
     /// Launch once on `stream` with input set `set` (asynchronous).
     pub fn launch(&mut self, stream: &Arc<CudaStream>, set: usize) -> Result<(), flashattn::Error> {
         fn go<T: flashattn::Element>(
@@ -483,21 +501,26 @@ impl Workload {
                     kvs,
                     slopes,
                     sinks,
-                } => Ok(flashattn::forward_with(
-                    stream,
-                    params,
-                    Tensor::new(&s.q, qs),
-                    Tensor::new(&s.k, *kvs),
-                    Tensor::new(&s.v, *kvs),
-                    TensorMut::new(&mut s.o, qs),
-                    lse,
-                    HeadVectors {
+                    workspace,
+                } => {
+                    let heads = HeadVectors {
                         alibi_slopes: slopes.as_ref(),
                         sinks: sinks.as_ref(),
-                    },
-                )?
-                .config
-                .name),
+                    };
+                    let (q, k, v) = (
+                        Tensor::new(&s.q, qs),
+                        Tensor::new(&s.k, *kvs),
+                        Tensor::new(&s.v, *kvs),
+                    );
+                    let o = TensorMut::new(&mut s.o, qs);
+                    let info = match workspace {
+                        Some(w) => flashattn::forward_with_workspace(
+                            stream, params, q, k, v, o, lse, heads, w,
+                        )?,
+                        None => flashattn::forward_with(stream, params, q, k, v, o, lse, heads)?,
+                    };
+                    Ok(info.config.name)
+                }
                 Call::Varlen {
                     params,
                     kvs,

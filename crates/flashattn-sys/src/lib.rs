@@ -65,7 +65,13 @@ mod tests {
             std::mem::offset_of!(FlashAttnFwdParams, causal_section),
             abi5_end
         );
-        assert_eq!(std::mem::size_of::<FlashAttnFwdParams>(), abi5_end + 8);
+        // ABI 7 appends the workspace pointer and its length.
+        let abi6_end = abi5_end + 8;
+        assert_eq!(
+            std::mem::offset_of!(FlashAttnFwdParams, workspace),
+            abi6_end
+        );
+        assert_eq!(std::mem::size_of::<FlashAttnFwdParams>(), abi6_end + 2 * 8);
         // The registry entry: score_mods fills what was padding before the name pointer.
         assert_eq!(std::mem::offset_of!(FlashAttnConfig, score_mods), 11 * 4);
         assert_eq!(std::mem::offset_of!(FlashAttnConfig, name), 12 * 4);

@@ -161,7 +161,63 @@ where
     A: DevicePtr<f32>,
     S: DevicePtr<f32>,
 {
-    forward_tensors(stream, params, q, k, v, o, lse, heads, None)
+    forward_tensors(stream, params, q, k, v, o, lse, heads, None, None)
+}
+
+/// f32 elements of the workspace [`forward_with_workspace`] needs on `device` for head dim
+/// `head_dim` to split a launch's last tiles (any call of that head dim).
+pub fn forward_workspace_len(device: &DeviceFacts, head_dim: usize) -> usize {
+    let head_dim = i32::try_from(head_dim).unwrap_or(0);
+    let sms = i32::try_from(device.sm_count).unwrap_or(0);
+    // SAFETY: a pure function of its arguments.
+    let floats = unsafe { sys::flashattn_fwd_workspace_floats(head_dim, sms) };
+    usize::try_from(floats).unwrap_or(0)
+}
+
+/// [`forward_with`] with an f32 workspace (see [`RawForward::workspace`]): a persistent
+/// warp-specialized launch on Hopper whose last tiles would leave SMs idle (head dim 128,
+/// neither causal nor windowed) may split those tiles' keys across the SMs and merge the parts
+/// through it, a few percent faster at 4,096 keys and more
+/// (docs/benchmarks/2026-11-29-h200-split-tail.md). Allocate it zeroed
+/// ([`cudarc::driver::CudaStream::alloc_zeros`]), [`forward_workspace_len`] elements (a shorter
+/// one is not used), and give each stream its own: every call that completes leaves it zeroed,
+/// and calls that use it must not overlap in time.
+#[allow(clippy::too_many_arguments)]
+pub fn forward_with_workspace<T, Q, K, V, O, A, S, W>(
+    stream: &CudaStream,
+    params: &AttentionParams,
+    q: Tensor<'_, Q>,
+    k: Tensor<'_, K>,
+    v: Tensor<'_, V>,
+    o: TensorMut<'_, O>,
+    lse: Option<&mut CudaSlice<f32>>,
+    heads: HeadVectors<'_, A, S>,
+    workspace: &mut W,
+) -> Result<LaunchInfo>
+where
+    T: Element,
+    Q: DevicePtr<T>,
+    K: DevicePtr<T>,
+    V: DevicePtr<T>,
+    O: DevicePtrMut<T>,
+    A: DevicePtr<f32>,
+    S: DevicePtr<f32>,
+    W: DevicePtrMut<f32>,
+{
+    let len = workspace.len();
+    let (ptr, _guard) = workspace.device_ptr_mut(stream);
+    forward_tensors(
+        stream,
+        params,
+        q,
+        k,
+        v,
+        o,
+        lse,
+        heads,
+        None,
+        Some(RawVector { ptr, len }),
+    )
 }
 
 /// [`forward_with`] behind both entry points: the tensors' device pointers (guards held for the
@@ -177,6 +233,7 @@ pub(crate) fn forward_tensors<T, Q, K, V, O, A, S>(
     lse: Option<&mut CudaSlice<f32>>,
     heads: HeadVectors<'_, A, S>,
     varlen: Option<&RawVarlen>,
+    workspace: Option<RawVector>,
 ) -> Result<LaunchInfo>
 where
     T: Element,
@@ -219,6 +276,7 @@ where
             ptr: *ptr,
             len: *len,
         }),
+        workspace,
     };
     // SAFETY: the pointers come from live cudarc buffers of the stated lengths and dtypes;
     // the guards above (and the caller's, for `varlen`) order this launch after earlier writes
@@ -357,6 +415,10 @@ pub(crate) fn prepare_launch(
         total_q: varlen.map_or(0, |vl| vl.total_q as i32),
         total_k: varlen.map_or(0, |vl| vl.total_k as i32),
         causal_section: 0, // flashattn_fwd sets it
+        workspace: t
+            .workspace
+            .map_or(std::ptr::null_mut(), |w| w.ptr as *mut f32),
+        workspace_floats: t.workspace.map_or(0, |w| w.len as i64),
     };
     Ok((p, config))
 }

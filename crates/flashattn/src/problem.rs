@@ -237,12 +237,13 @@ pub struct RawLse {
     pub len: usize,
 }
 
-/// A per-head f32 vector on the device (ALiBi slopes, attention sinks): `[heads_q]`.
+/// An f32 vector on the device: a per-head one (ALiBi slopes, attention sinks: `[heads_q]`), or
+/// the workspace.
 #[derive(Clone, Copy, Debug)]
 pub struct RawVector {
     /// Device address of element 0 (4-byte aligned).
     pub ptr: u64,
-    /// f32 elements available (at least `heads_q`).
+    /// f32 elements available (a per-head vector: at least `heads_q`).
     pub len: usize,
 }
 
@@ -268,6 +269,13 @@ pub struct RawForward {
     /// sink and LSE includes it; a row that sees no key gets O = 0 and LSE = `sinks[h]`.
     /// Finite values, or -inf (no sink).
     pub sinks: Option<RawVector>,
+    /// Optional f32 scratch on the device ([`crate::forward_workspace_len`] elements), zeroed
+    /// before its first use: with it, a persistent launch whose last tiles would leave SMs idle
+    /// may split those tiles' keys across SMs and merge the parts through it (the split tail,
+    /// cuda-src/common/tile_work.cuh). Every call that completes leaves it zeroed again; one call
+    /// at a time may use it. A shorter one is not used. It is written: it must overlap nothing
+    /// else.
+    pub workspace: Option<RawVector>,
 }
 
 impl RawForward {
@@ -287,6 +295,7 @@ impl RawForward {
             lse,
             alibi_slopes: None,
             sinks: None,
+            workspace: None,
         }
     }
 
@@ -458,8 +467,8 @@ fn check(params: &AttentionParams, t: &RawForward, varlen: Option<&RawVarlen>) -
         },
     };
     // (name, first byte, one past the last byte) of the sequence vectors, the head vectors, q, k,
-    // v, then the outputs o and lse; no allocation.
-    let mut spans = [("", 0u128, 0u128); 10];
+    // v, then the outputs o and lse and the workspace; no allocation.
+    let mut spans = [("", 0u128, 0u128); 11];
     let mut n_spans = 0;
     if let Some(vl) = varlen {
         for (name, x, entries) in [
@@ -538,6 +547,20 @@ fn check(params: &AttentionParams, t: &RawForward, varlen: Option<&RawVarlen>) -
             });
         }
         spans[n_spans] = ("lse", lse.ptr as u128, lse.ptr as u128 + required * 4);
+        n_spans += 1;
+    }
+    if let Some(w) = t.workspace {
+        if w.ptr % 4 != 0 {
+            return Err(Error::Misaligned {
+                tensor: "workspace",
+                detail: format!("address {:#x} is not 4-byte aligned", w.ptr),
+            });
+        }
+        spans[n_spans] = (
+            "workspace",
+            w.ptr as u128,
+            w.ptr as u128 + w.len as u128 * 4,
+        );
         n_spans += 1;
     }
     // Outputs must not overlap anything else: the kernel reads inputs while other CTAs write.

@@ -237,7 +237,7 @@ where
         total_q: seqs.total_q,
         total_k: seqs.total_k,
     };
-    forward_tensors(stream, params, q, k, v, o, lse, heads, Some(&raw))
+    forward_tensors(stream, params, q, k, v, o, lse, heads, Some(&raw), None)
 }
 
 /// [`forward_varlen`] from raw device addresses (as [`crate::forward_raw`] is to

@@ -29,6 +29,7 @@ fn good() -> (AttentionParams, RawForward) {
         }),
         alibi_slopes: None,
         sinks: None,
+        workspace: None,
     };
     (p, t)
 }
@@ -743,5 +744,74 @@ fn merges_are_validated() {
             }
         ),
         Err(Error::DtypeMismatch { .. })
+    ));
+}
+
+/// The workspace is an output: it may overlap nothing, and must be 4-byte aligned; any length
+/// validates (a shorter one than forward_workspace_len is not used).
+#[test]
+fn workspace_is_checked_as_an_output() {
+    let (p, t) = good();
+    let mb = 1 << 20;
+    use flashattn::RawVector;
+    let apart = RawVector {
+        ptr: 8 * mb,
+        len: 1,
+    };
+    assert!(
+        validate(
+            &p,
+            &RawForward {
+                workspace: Some(apart),
+                ..t
+            }
+        )
+        .is_ok()
+    );
+    let over_q = RawVector { ptr: mb, len: 64 };
+    match validate(
+        &p,
+        &RawForward {
+            workspace: Some(over_q),
+            ..t
+        },
+    ) {
+        Err(flashattn::Error::Aliasing { output, other }) => {
+            assert_eq!((output, other), ("workspace", "q"))
+        }
+        other => panic!("{other:?}"),
+    }
+    let over_lse = RawVector {
+        ptr: 5 * mb + 8,
+        len: 4,
+    };
+    match validate(
+        &p,
+        &RawForward {
+            workspace: Some(over_lse),
+            ..t
+        },
+    ) {
+        Err(flashattn::Error::Aliasing { output, other }) => {
+            assert_eq!((output, other), ("workspace", "lse"))
+        }
+        other => panic!("{other:?}"),
+    }
+    let odd = RawVector {
+        ptr: 8 * mb + 2,
+        len: 4,
+    };
+    assert!(matches!(
+        validate(
+            &p,
+            &RawForward {
+                workspace: Some(odd),
+                ..t
+            }
+        ),
+        Err(flashattn::Error::Misaligned {
+            tensor: "workspace",
+            ..
+        })
     ));
 }

@@ -94,6 +94,10 @@ struct RunArgs {
     /// to gate it against calls that store LSE.
     #[arg(long)]
     no_lse: bool,
+    /// Our forward calls without a workspace: no launch splits its last tiles' keys across SMs
+    /// (flashattn::forward_with_workspace; with one by default).
+    #[arg(long)]
+    no_workspace: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -203,6 +207,7 @@ fn run(args: &RunArgs) -> i32 {
         modes: args.modes.clone(),
         decode_splits: args.decode_splits,
         no_lse: args.no_lse,
+        no_workspace: args.no_workspace,
         ..Protocol::default()
     };
     let Some((facts, gpu)) = open_gpu() else {
