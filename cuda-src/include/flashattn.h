@@ -132,7 +132,8 @@ typedef struct FlashAttnFwdParams {
        idle while others finish (a persistent walk whose tiles do not divide evenly among the
        SMs), the kernel may split those tiles' keys across SMs and merge the parts through it
        (flashattn_fwd_workspace_floats says how much it needs; smaller or NULL: no split). It must
-       be zeroed before its first use; every call that completes leaves it zeroed again. One
+       be zeroed before its first use; every call that completes leaves it ready for the next (its
+       counters back at zero; the partial states it keeps are rewritten before they are read). One
        call at a time may use it (calls on one stream are ordered; on several, give each its own). */
     float *workspace;
     int64_t workspace_floats;

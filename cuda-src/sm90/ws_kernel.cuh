@@ -17,7 +17,8 @@
 // launched where a call has more tiles than SMs and every row sees a key, one dense batch (score
 // modifiers and sinks are fine; causal where the fold's deal is expected to pay,
 // common/tile_work.cuh; windows in the plain order), and at head dim 128 only up to
-// WsTraits::kWalkMaxKeys keys a tile.
+// WsTraits::kWalkMaxKeys keys a tile, or where, given a workspace, it splits its tail (SplitTail:
+// the last full tiles' keys across the SMs, merge_pieces below).
 // Without it the kernel computes one tile per CTA, the same code with the walk compiled away.
 //
 // Every variant (common/features.cuh): tensor maps describe dense [batch, seqlen, heads,

@@ -775,13 +775,13 @@ fn score_mods_choose_capable_configs() {
 /// warp-specialized head-dim-128 tiles that walk, given a workspace, split their last full tiles'
 /// keys across the SMs and merge the parts through it. Every such configuration on a shape whose
 /// walk splits on a 132-SM part (picked on split_tail_deal's model: 140 or 150 full tiles over
-/// 4,096 keys, with a short last tile of 100 or 8 rows, GQA), plain with LSE, with a sink, and
-/// with softcap and ALiBi in turn across the configurations; each case run with a zeroed workspace
-/// (checked against the reference, and left zeroed) and without one. On a 132-SM Hopper part
-/// every split run's O must differ in its bits from the unsplit one's (the parts' sums round
-/// differently: the split ran), and a second split run must repeat the first bit for bit (the
-/// merge's order is fixed). FLASHATTN_TEST_SMALL=1 (under the sanitizers): the first such
-/// configuration only, without the second split run.
+/// 4,096 keys, 6,000 on the 176-key tile, with a short last tile of 100 or 8 rows, GQA), plain
+/// with LSE, with a sink, and with softcap and ALiBi in turn across the configurations; each case
+/// run with a zeroed workspace (checked against the reference, and run a second time on the
+/// workspace as the first left it, which must repeat it bit for bit: the merge's order is fixed
+/// and the counters are back at zero) and without one. On a 132-SM Hopper part every split run's
+/// O must differ in its bits from the unsplit one's (the parts' sums round differently: the
+/// split ran). FLASHATTN_TEST_SMALL=1 (under the sanitizers): the first such configuration only.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn ws_split_tails() {
@@ -796,20 +796,20 @@ fn ws_split_tails() {
     let mut cases = 0;
     let mut unsplit = Vec::new();
     for (ci, config) in configs.iter().enumerate() {
-        // (query heads, KV heads, query rows)
-        let (heads_q, heads_kv, seqlen_q) = if config.block_m == 192 {
-            (70, 14, 484)
-        } else {
-            (75, 15, 264)
+        // (query heads, KV heads, query rows, keys)
+        let (heads_q, heads_kv, seqlen_q, seqlen_k) = match (config.block_m, config.block_n) {
+            (192, _) => (70, 14, 484, 4096),
+            (_, 176) => (75, 15, 264, 6000),
+            _ => (75, 15, 264, 4096),
         };
         let params = AttentionParams {
             heads_q,
             heads_kv,
-            ..AttentionParams::new(1, seqlen_q, 4096, heads_q, config.head_dim)
+            ..AttentionParams::new(1, seqlen_q, seqlen_k, heads_q, config.head_dim)
         };
-        let variant = ci % 3;
-        let Some(case) = ws_variant_case(config, params.clone(), variant, 3100 + ci as u64)
-            .or_else(|| ws_variant_case(config, params, 0, 3100 + ci as u64))
+        let seed = 3100 + ci as u64;
+        let Some(case) = ws_variant_case(config, params.clone(), ci % 3, seed)
+            .or_else(|| ws_variant_case(config, params, 0, seed))
         else {
             continue;
         };
@@ -835,18 +835,10 @@ fn ws_split_tails() {
         if with.o_digest == without.o_digest {
             unsplit.push(split.reproducer());
         }
-        if ci == 0 && configs.len() > 1 && run(&split).o_digest != with.o_digest {
-            failures.push(format!(
-                "{}: a second split run differs from the first",
-                split.reproducer()
-            ));
-        }
         cases += 1;
     }
     println!(
-        "split tails: {} configurations, {cases} cases, {} failed, {} not split{}",
-        configs.len(),
-        failures.len(),
+        "split tails: {} not split{}",
         unsplit.len(),
         if splits_here {
             ""
@@ -854,10 +846,10 @@ fn ws_split_tails() {
             " (not a 132-SM Hopper part: splits not required)"
         }
     );
+    finish_ws_test("split tails", &device, configs.len(), cases, &failures);
     assert!(
         !splits_here || unsplit.is_empty(),
         "the split tail did not run:\n{}",
         unsplit.join("\n")
     );
-    finish_ws_test("split tails", &device, configs.len(), cases, &failures);
 }
