@@ -301,18 +301,14 @@ struct SplitTail {
     __host__ __device__ __forceinline__ static int stretch_tiles(TailPoint from, TailPoint to) {
         return from.tile == to.tile && from.key_tile == to.key_tile ? 0 : to.tile - from.tile + (to.key_tile > 0);
     }
-    // Step `step` of CTA `cta`'s stretch: its tile and key tiles [.y, .z), or .x = -1 past the
-    // stretch. A stretch that ends inside a tile takes that piece first, then the rest in order:
-    // the piece that completes a tile is then a CTA's second step, at a time that varies with the
-    // CTAs' cuts, not the last, when every CTA would merge at once (the states' traffic in one
-    // burst took a merge 8-25 us instead of 3 on the H200: docs/benchmarks/2026-11-29-h200-split-tail.md).
+    // Step `step` of CTA `cta`'s stretch, in order: its tile and key tiles [.y, .z), or .x = -1
+    // past the stretch. (Taking the stretch's last piece first, on every CTA or every other one,
+    // to spread the tiles' merges in time did not pay: docs/benchmarks/2026-11-29-h200-split-tail.md.)
     __host__ __device__ __forceinline__ int3 piece(int cta, int ctas, int step) const {
         const TailPoint from = start(cta, ctas), to = start(cta + 1, ctas);
-        const int tiles = stretch_tiles(from, to);
-        if (step >= tiles) return make_int3(-1, 0, 0);
-        const bool last_first = tiles > 1 && to.key_tile > 0;
-        const int tile = last_first ? (step == 0 ? to.tile : from.tile + step - 1) : from.tile + step;
-        return make_int3(tile, tile == from.tile ? from.key_tile : 0, tile == to.tile ? to.key_tile : key_tiles);
+        if (step >= stretch_tiles(from, to)) return make_int3(-1, 0, 0);
+        const int tile = from.tile + step;
+        return make_int3(tile, step == 0 ? from.key_tile : 0, tile == to.tile ? to.key_tile : key_tiles);
     }
 };
 

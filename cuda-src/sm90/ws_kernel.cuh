@@ -631,8 +631,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // finishes last) and returns true: its tile's epilogue follows. The states go through L2
     // (st.cg, ld.cg: another SM's L1 holds nothing of them), ordered as CUTLASS's semaphores order
     // theirs: the warp's stores before lane 0's release (__syncwarp), the merging warp's loads
-    // after lane 0's acquire. (__threadfence, a fence.sc with an L1 invalidation, cost a split
-    // tile's merge several microseconds: docs/benchmarks/2026-11-29-h200-split-tail.md.)
+    // after lane 0's acquire, rather than a __threadfence in every thread (a fence.sc). Where
+    // every CTA merges at once (the stretches end together) a merge took 8-25 us on the H200
+    // against 3 alone, which is why the launcher splits only long walks
+    // (docs/benchmarks/2026-11-29-h200-split-tail.md).
     auto merge_pieces = [&](Tile &wg) {
         const SplitTail &tail = args.deal.tail;
         const int ctas = gridDim.x;

@@ -171,7 +171,7 @@ impl Case {
     pub fn reproducer(&self) -> String {
         let p = &self.params;
         format!(
-            "dtype={} B={} Sq={} Sk={} Hq={} Hkv={} D={} causal={} window={:?} alignment={:?} softcap={:?} alibi={:?} sinks={:?} scale={:?} kernel={:?} q_layout={:?} kv_layout={:?} v_layout={:?} o_layout={:?} inputs={:?} seed={} lse={} workspace={}",
+            "dtype={} B={} Sq={} Sk={} Hq={} Hkv={} D={} causal={} window={:?} alignment={:?} softcap={:?} alibi={:?} sinks={:?} scale={:?} kernel={:?} q_layout={:?} kv_layout={:?} v_layout={:?} o_layout={:?} inputs={:?} seed={} lse={}{}",
             self.dtype,
             p.batch,
             p.seqlen_q,
@@ -194,7 +194,11 @@ impl Case {
             self.inputs,
             self.seed,
             self.with_lse,
-            self.workspace
+            if self.workspace {
+                " workspace=true"
+            } else {
+                ""
+            }
         )
     }
 }

@@ -232,10 +232,11 @@ fn kernel(v: &Value) -> Result<KernelChoice, String> {
     }
 }
 
-/// The case a [`Case::reproducer`] line describes. Every key must be there once; unknown keys
-/// are an error (a line from another version of the fuzzer should not half-parse).
+/// The case a [`Case::reproducer`] line describes. Every key must be there once, but for
+/// `workspace`, which a line has only where it is true; unknown keys are an error (a line from
+/// another version of the fuzzer should not half-parse).
 pub fn parse_case(line: &str) -> Result<Case, String> {
-    const KEYS: [&str; 22] = [
+    const KEYS: [&str; 23] = [
         "dtype",
         "B",
         "Sq",
@@ -258,6 +259,7 @@ pub fn parse_case(line: &str) -> Result<Case, String> {
         "inputs",
         "seed",
         "lse",
+        "workspace",
     ];
     let mut parser = Parser { rest: line.trim() };
     let mut values: Vec<(String, Value)> = Vec::new();
@@ -326,7 +328,6 @@ pub fn parse_case(line: &str) -> Result<Case, String> {
         with_lse: boolean("lse")?,
         alibi: option(get("alibi")?, head_vector)?,
         sinks: option(get("sinks")?, head_vector)?,
-        // (Reproducers written before the workspace existed have no `workspace=`.)
         workspace: match get("workspace") {
             Ok(v) => number(v)?,
             Err(_) => false,
@@ -351,6 +352,17 @@ mod tests {
         );
         assert_eq!(case.params.softmax_scale, Some(1.8894372));
         assert_eq!(case.seed, 14545577712631101961);
+        assert!(!case.workspace);
+        let with_workspace = format!("{line} workspace=true");
+        let case = parse_case(&with_workspace).unwrap();
+        assert!(case.workspace);
+        assert_eq!(
+            case.reproducer(),
+            with_workspace
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
         let named =
             parse_case(&line.replace("kernel=Auto", r#"kernel=Named("sm80_f16_d256_m64n64w4s1")"#));
         assert_eq!(
