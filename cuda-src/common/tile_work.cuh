@@ -301,6 +301,13 @@ struct SplitTail {
     __host__ __device__ __forceinline__ static int stretch_tiles(TailPoint from, TailPoint to) {
         return from.tile == to.tile && from.key_tile == to.key_tile ? 0 : to.tile - from.tile + (to.key_tile > 0);
     }
+    // The first CTA whose stretch holds part of tile `tile`, from CTA `cta`, which does: the one
+    // whose stretch starts at the tile's first key tile or before it (ws_kernel.cuh's merge walks
+    // on from there, CTA by CTA, while a stretch ends inside the tile).
+    __host__ __device__ __forceinline__ int first_cta(int tile, int cta, int ctas) const {
+        for (TailPoint s = start(cta, ctas); s.tile == tile && s.key_tile > 0; s = start(cta, ctas)) --cta;
+        return cta;
+    }
     // Step `step` of CTA `cta`'s stretch, in order: its tile and key tiles [.y, .z), or .x = -1
     // past the stretch. (Taking the stretch's last piece first, on every CTA or every other one,
     // to spread the tiles' merges in time did not pay: docs/benchmarks/2026-11-29-h200-split-tail.md.)
@@ -490,7 +497,8 @@ inline bool split_tail_deal(const FlashAttnFwdParams &p, int block_m, int block_
     const long long key_tiles = (static_cast<long long>(p.seqlen_k) + block_n - 1) / block_n;
     const long long rounds = full / ctas;
     const long long tail = full - rounds * ctas;
-    if (count * key_tiles > 0x7fffffffll || rounds < 1 || tail == 0) return false;  // SplitTail's 32 bits
+    // SplitTail's 32 bits; a piece's key tiles announced in 16 bits each (ws_kernel.cuh's slot).
+    if (count * key_tiles > 0x7fffffffll || key_tiles >= 0x10000 || rounds < 1 || tail == 0) return false;
     const double s = shorts > 0 ? short_tile_cost(short_blocks, block_m / 64) : 0.0;  // in full tiles
     const long long q = shorts / ctas;
     const int more_shorts = static_cast<int>(shorts % ctas);
@@ -506,8 +514,8 @@ inline bool split_tail_deal(const FlashAttnFwdParams &p, int block_m, int block_
         short_len = 0;
         len = tail_keys / (ctas - more_shorts);
     }
-    if (len < 2.0) return false;
     constexpr double kOne = 1 << SplitTail::kStretchFraction;
+    if (len < 2.0 || len * kOne > 0x7fffffff) return false;  // (the stretches' fixed point in 32 bits)
     const SplitTail t{static_cast<int>(full), static_cast<int>(count), static_cast<int>(rounds),
                       static_cast<int>(key_tiles), static_cast<int>(tail * key_tiles), more_shorts,
                       static_cast<int>(std::ceil(short_len * kOne)), static_cast<int>(std::ceil(len * kOne))};

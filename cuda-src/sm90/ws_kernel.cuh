@@ -663,12 +663,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         }
         if (!__shfl_sync(0xffffffff, completes, 0)) return false;
         __syncwarp();
-        // The first CTA whose stretch holds part of the tile: the one in which it starts at its
-        // first key tile, or before it.
-        int first = blockIdx.x;
-        for (TailPoint start = tail.start(first, ctas); start.tile == i && start.key_tile > 0;
-             start = tail.start(first, ctas))
-            --first;
+        const int first = tail.first_cta(i, blockIdx.x, ctas);
         const int own = blockIdx.x - first;
         for (int k = 0, cta = first;; ++k, ++cta) {
             const bool inside = tail.start(cta + 1, ctas).tile == i;
