@@ -460,7 +460,7 @@ constexpr int kSplitTailCounters = 3 * 4;
 __host__ __device__ __forceinline__ long long split_tail_counter_floats(int ctas) {
     return (static_cast<long long>(ctas) * kSplitTailCounters + 31) / 32 * 32;
 }
-__host__ __device__ __forceinline__ long long split_tail_slot_floats(int consumers, int head_dim) {
+__host__ __device__ constexpr long long split_tail_slot_floats(int consumers, int head_dim) {
     return static_cast<long long>(consumers) * 128 * (head_dim / 2 + 4);
 }
 inline long long split_tail_workspace_floats(int head_dim, int ctas) {

@@ -638,7 +638,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     auto merge_pieces = [&](Tile &wg) {
         const SplitTail &tail = args.deal.tail;
         const int ctas = gridDim.x;
-        constexpr long long kSlotFloats = Traits::kConsumers * 128 * kStateFloats;
+        constexpr long long kSlotFloats = split_tail_slot_floats(Traits::kConsumers, Traits::kHeadDim);
+        static_assert(kSlotFloats == Traits::kConsumers * 128 * Tile::kStateFloats && Tile::kStateFloats == kStateFloats);
         float *const slots = p.workspace + split_tail_counter_floats(ctas);
         const int me = consumer * kStateFloats * 128 + threadIdx.x % 128;
         auto slot_of = [&](int cta, bool ends_inside) { return slots + (2ll * cta + ends_inside) * kSlotFloats + me; };

@@ -181,8 +181,7 @@ pub fn forward_workspace_len(device: &DeviceFacts, head_dim: usize) -> usize {
 /// (docs/benchmarks/2026-11-29-h200-split-tail.md). Allocate it zeroed
 /// ([`cudarc::driver::CudaStream::alloc_zeros`]), [`forward_workspace_len`] elements (a shorter
 /// one is not used), and give each stream its own: every call that completes leaves it ready
-/// for the next (its counters back at zero),
-/// and calls that use it must not overlap in time.
+/// for the next (its counters back at zero), and calls that use it must not overlap in time.
 #[allow(clippy::too_many_arguments)]
 pub fn forward_with_workspace<T, Q, K, V, O, A, S, W>(
     stream: &CudaStream,

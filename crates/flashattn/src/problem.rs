@@ -273,9 +273,8 @@ pub struct RawForward {
     /// before its first use: with it, a persistent launch whose last tiles would leave SMs idle
     /// may split those tiles' keys across SMs and merge the parts through it (the split tail,
     /// cuda-src/common/tile_work.cuh). Every call that completes leaves it ready for the next
-    /// (its counters back at zero); one call
-    /// at a time may use it. A shorter one is not used. It is written: it must overlap nothing
-    /// else.
+    /// (its counters back at zero); one call at a time may use it. A shorter one is not used. It
+    /// is written: it must overlap nothing else.
     pub workspace: Option<RawVector>,
 }
 
