@@ -256,6 +256,15 @@ enum class WalkOrder : int {
     kSplitTail,  // kLast's, the last full tiles' keys split across the CTAs (SplitTail)
 };
 
+// What FlashAttnFwdParams::schedule_used reports of a persistent launch dealt `order`.
+inline FlashAttnSchedule walk_schedule(WalkOrder order) {
+    switch (order) {
+        case WalkOrder::kFold: return FLASHATTN_SCHEDULE_CAUSAL_FOLDS;
+        case WalkOrder::kSplitTail: return FLASHATTN_SCHEDULE_SPLIT_TAIL;
+        default: return FLASHATTN_SCHEDULE_WALK;
+    }
+}
+
 // A point in the split tail: the walk's key tile `key_tile` (0 is the tile's last key tile, the
 // walk's first) of full tile `tile` in kLast's order.
 struct TailPoint {

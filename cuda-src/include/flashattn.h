@@ -17,7 +17,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct below changes layout; the Rust side checks it at run time. */
-#define FLASHATTN_ABI_VERSION 7
+#define FLASHATTN_ABI_VERSION 8
 
 typedef enum FlashAttnDtype {
     FLASHATTN_DTYPE_F16 = 0,
@@ -41,6 +41,19 @@ typedef enum FlashAttnStatus {
        (FlashAttnConfig.score_mods == 0), or of a (dtype, head dim) that has none. */
     FLASHATTN_STATUS_UNSUPPORTED_FEATURE = 7,
 } FlashAttnStatus;
+
+/* How a forward launch dealt its query tiles to the SMs (FlashAttnFwdParams.schedule_used). */
+typedef enum FlashAttnSchedule {
+    /* One CTA per query tile: the grid holds every tile. */
+    FLASHATTN_SCHEDULE_TILE_PER_CTA = 0,
+    /* One CTA per SM, each walking several tiles (round robin; short last tiles dealt apart). */
+    FLASHATTN_SCHEDULE_WALK = 1,
+    /* A causal walk: each long query tile paired with a short one of its (batch, head) pair. */
+    FLASHATTN_SCHEDULE_CAUSAL_FOLDS = 2,
+    /* A walk whose last full tiles had their keys split across the SMs and merged through the
+       workspace. */
+    FLASHATTN_SCHEDULE_SPLIT_TAIL = 3,
+} FlashAttnSchedule;
 
 /*
  * Forward attention: O = softmax(logits + mask) V, plus LSE, where logits = scale * Q K^T, or
@@ -137,6 +150,9 @@ typedef struct FlashAttnFwdParams {
        call at a time may use it (calls on one stream are ordered; on several, give each its own). */
     float *workspace;
     int64_t workspace_floats;
+
+    /* ABI 8. Out: the launch's FlashAttnSchedule (a caller's value is ignored). */
+    int32_t schedule_used;
 } FlashAttnFwdParams;
 
 /* One compiled kernel configuration: what the fuzzer sweeps and the tuner picks from. */
@@ -168,8 +184,8 @@ FlashAttnStatus flashattn_fwd_config(int32_t id, FlashAttnConfig *out);
 
 /*
  * Launch the forward kernel on `stream` (a cudaStream_t / CUstream; NULL is the legacy default
- * stream). Asynchronous: returns after the launch is queued. Sets params->cuda_error and
- * params->config_used.
+ * stream). Asynchronous: returns after the launch is queued. Sets params->cuda_error,
+ * params->config_used and params->schedule_used.
  */
 FlashAttnStatus flashattn_fwd(FlashAttnFwdParams *params, void *stream);
 

@@ -944,10 +944,12 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
     if constexpr (Traits::kWalks) {
         static KernelFacts persistent_facts;
         // Plainly: as a programmatic dependent it ran 3-4.5% slower (common/launch.cuh).
-        if (walk)
+        if (walk) {
+            params->schedule_used = walk_schedule(args.deal.kind);
             return launch_tiles(ws_kernel<Traits, kVariant, true>, dim3(sms), Traits::kThreads,
                                 Traits::kPersistentSmemLaunchBytes, params, stream, persistent_facts, args,
                                 LaunchOrder::kPlain);
+        }
     }
     return launch_tiles(ws_kernel<Traits, kVariant, false>, grid, Traits::kThreads, Traits::kSmemLaunchBytes, params,
                         stream, facts, args);

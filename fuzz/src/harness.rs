@@ -210,6 +210,8 @@ pub struct Outcome {
     pub check: reference::Check,
     /// The kernel configuration that ran.
     pub config: &'static KernelConfig,
+    /// How the launch dealt its tiles ([`flashattn::LaunchInfo::schedule`]).
+    pub schedule: flashattn::Schedule,
     /// Wall time of the whole case (inputs, GPU, reference), seconds.
     pub seconds: f64,
     /// A hash of O's bits (FNV-1a): two runs of one case agree on it exactly when their outputs
@@ -347,6 +349,7 @@ fn run_typed<T: TestElement>(
     Ok(Outcome {
         check,
         config: info.config,
+        schedule: info.schedule,
         seconds: start.elapsed().as_secs_f64(),
         o_digest: digest(&o_host),
     })

@@ -46,6 +46,9 @@ pub enum ConfigFilter {
     All,
     /// Only [`KernelChoice::Auto`] (the dispatcher's choice).
     Auto,
+    /// [`KernelChoice::Auto`] and the warp-specialized configurations (the Hopper tiles that
+    /// walk persistently and split their tails) of the drawn dtype and head dim.
+    WarpSpecialized,
     /// Only these configurations, by name; dtype and head dim follow from them.
     Named(Vec<String>),
 }
@@ -140,6 +143,16 @@ pub struct CaseSpace {
     pub device: Option<DeviceFacts>,
     /// How often masks and score modifiers are drawn.
     pub features: Features,
+    /// Probability that a case is causal.
+    pub causal: f64,
+    /// Probability that a case passes a workspace ([`Case::workspace`]: a walk may then split
+    /// its tail across the SMs, and the call must repeat itself bit for bit).
+    pub workspace: f64,
+    /// `seqlen_q` drawn from this inclusive range instead of up to `max_seqlen`.
+    pub seqlen_q: Option<(usize, usize)>,
+    /// `seqlen_k` likewise; with either range set, `seqlen_k` is never set equal to `seqlen_q`
+    /// by construction (long key sequences over short query ones).
+    pub seqlen_k: Option<(usize, usize)>,
 }
 
 impl Default for CaseSpace {
@@ -158,6 +171,10 @@ impl Default for CaseSpace {
             configs: ConfigFilter::All,
             device: None,
             features: Features::Mixed,
+            causal: 0.5,
+            workspace: 0.25,
+            seqlen_q: None,
+            seqlen_k: None,
         }
     }
 }
@@ -194,6 +211,33 @@ impl CaseSpace {
         }
     }
 
+    /// Launches whose head-dim-128 warp-specialized walks split their last tiles' keys across
+    /// the SMs (`SplitTail`, common/tile_work.cuh: non-causal, unwindowed, given a workspace,
+    /// more full query tiles than SMs, and enough keys for the host's model to expect a gain):
+    /// head dim 128 on the warp-specialized configurations (and Auto) only, every case non-causal
+    /// with a workspace, 2,048-5,120 keys over query
+    /// sequences of 192-1,100 rows (at least one full 192-row tile), up to 8 batches of up to 256
+    /// query heads, at most 2e10 multiply-adds (a few seconds of CPU reference a case; the budget
+    /// leaves more full tiles than SMs up to about 5,000 keys). `flashattn-fuzz --splits` counts
+    /// the cases by the schedule their launch reported.
+    pub fn splits() -> Self {
+        CaseSpace {
+            max_seqlen: 5120,
+            seqlen_q: Some((192, 1100)),
+            seqlen_k: Some((2048, 5120)),
+            max_work: 20_000_000_000,
+            max_batch: 8,
+            max_heads_kv: 64,
+            max_group: 8,
+            max_heads_q: 256,
+            head_dims: Some(vec![128]),
+            configs: ConfigFilter::WarpSpecialized,
+            causal: 0.0,
+            workspace: 1.0,
+            ..CaseSpace::default()
+        }
+    }
+
     /// The (dtype, head dim) pairs this space draws, each with its allowed kernel choices.
     pub fn targets(&self) -> Result<Vec<Target>, SpaceError> {
         for (what, v) in [
@@ -213,6 +257,23 @@ impl CaseSpace {
                 self.max_seqlen,
                 flashattn::MAX_SEQLEN
             )));
+        }
+        for (what, range) in [("seqlen_q", self.seqlen_q), ("seqlen_k", self.seqlen_k)] {
+            if let Some((lo, hi)) = range {
+                if lo == 0 || lo > hi || hi > self.max_seqlen {
+                    return Err(SpaceError(format!(
+                        "{what} range {lo}..={hi} is not within 1..={} (max_seqlen)",
+                        self.max_seqlen
+                    )));
+                }
+            }
+        }
+        for (what, p) in [("causal", self.causal), ("workspace", self.workspace)] {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(SpaceError(format!(
+                    "{what} probability {p} is not in [0, 1]"
+                )));
+            }
         }
         let all = flashattn::kernel_configs();
         if let ConfigFilter::Named(names) = &self.configs {
@@ -264,6 +325,9 @@ impl CaseSpace {
                 let (configs, auto): (Vec<&'static KernelConfig>, bool) = match &self.configs {
                     ConfigFilter::All => (matching.collect(), true),
                     ConfigFilter::Auto => (Vec::new(), true),
+                    ConfigFilter::WarpSpecialized => {
+                        (matching.filter(|c| c.warp_specialized()).collect(), true)
+                    }
                     ConfigFilter::Named(names) => (
                         matching
                             .filter(|c| names.iter().any(|n| n == c.name))
@@ -294,6 +358,11 @@ impl CaseSpace {
     pub fn strategy(&self) -> Result<BoxedStrategy<Case>, SpaceError> {
         let targets = Arc::new(self.targets()?);
         let seqlen = || seqlen_strategy(self.max_seqlen);
+        let seqlen_in = |range: Option<(usize, usize)>| match range {
+            Some((lo, hi)) => seqlen_range_strategy(lo, hi),
+            None => seqlen().boxed(),
+        };
+        let any_square = self.seqlen_q.is_none() && self.seqlen_k.is_none();
         // Tuples shrink left to right, one element at a time: sizes first (they dominate the
         // cost of every shrinking step and the readability of the result), then the mask,
         // data and layout, then the kernel. The seed never shrinks: a different seed is not a
@@ -302,17 +371,18 @@ impl CaseSpace {
             1..=self.max_batch,
             1..=self.max_heads_kv,
             1..=self.max_group,
-            seqlen(),
-            seqlen(),
+            seqlen_in(self.seqlen_q),
+            seqlen_in(self.seqlen_k),
             // Sq = Sk (self-attention, the causal diagonal on the tile grid's diagonal) is the
             // most used shape and independent draws almost never produce it. Drawn as a flag
             // rather than derived, so that it shrinks away (to `false`) when it does not matter.
             proptest::bool::weighted(0.15),
         );
         let mask = (
-            any::<bool>(),
+            proptest::bool::weighted(self.causal),
             scale_strategy(),
             proptest::bool::weighted(0.9),
+            proptest::bool::weighted(self.workspace),
         );
         let data = (
             layout_strategy(),
@@ -349,8 +419,12 @@ impl CaseSpace {
         )
             .prop_map(move |(shape, mask, data, kernel, features, seed)| {
                 let (batch, heads_kv, group, seqlen_q, seqlen_k, square) = shape;
-                let seqlen_k = if square { seqlen_q } else { seqlen_k };
-                let (causal, softmax_scale, with_lse) = mask;
+                let seqlen_k = if square && any_square {
+                    seqlen_q
+                } else {
+                    seqlen_k
+                };
+                let (causal, softmax_scale, with_lse, workspace) = mask;
                 let (q_layout, kv_layout, inputs, v_layout, o_layout) = data;
                 let (target_ix, selector) = kernel;
                 let t = &targets[target_ix];
@@ -427,7 +501,7 @@ impl CaseSpace {
                     with_lse,
                     alibi,
                     sinks,
-                    workspace: false,
+                    workspace,
                 }
             })
             .boxed())
@@ -633,6 +707,21 @@ pub(crate) fn seqlen_strategy(max: usize) -> ShrinkToward<Union<BoxedStrategy<us
     }
 }
 
+/// Lengths in `lo..=hi`: the tile and power-of-two edges among them a third of the time,
+/// uniform otherwise, shrinking toward `lo`.
+fn seqlen_range_strategy(lo: usize, hi: usize) -> BoxedStrategy<usize> {
+    let edges: Vec<usize> = tile_edges(hi)
+        .into_iter()
+        .chain(pow2_edges(hi))
+        .filter(|&x| x >= lo)
+        .collect();
+    if edges.is_empty() {
+        (lo..=hi).boxed()
+    } else {
+        prop_oneof![1 => select(edges), 2 => lo..=hi].boxed()
+    }
+}
+
 /// `None` (the `1/sqrt(d)` default) three times in four, else a scale in [0.01, 2].
 fn scale_strategy() -> BoxedStrategy<Option<f32>> {
     prop_oneof![3 => Just(None), 1 => (0.01f32..=2.0).prop_map(Some)].boxed()
@@ -675,7 +764,9 @@ fn inputs_strategy() -> BoxedStrategy<Inputs> {
 fn kernel_selector(filter: &ConfigFilter) -> BoxedStrategy<Option<usize>> {
     let pick = || (0..CONFIG_PICKS).prop_map(Some);
     match filter {
-        ConfigFilter::All => prop_oneof![1 => Just(None), 3 => pick()].boxed(),
+        ConfigFilter::All | ConfigFilter::WarpSpecialized => {
+            prop_oneof![1 => Just(None), 3 => pick()].boxed()
+        }
         ConfigFilter::Auto => Just(None).boxed(),
         ConfigFilter::Named(_) => pick().boxed(),
     }

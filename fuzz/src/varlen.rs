@@ -306,6 +306,7 @@ fn run_typed<T: TestElement>(
     Ok(Outcome {
         check,
         config: info.config,
+        schedule: info.schedule,
         seconds: start.elapsed().as_secs_f64(),
         o_digest: crate::harness::digest(&o_host),
     })

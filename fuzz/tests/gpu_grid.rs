@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use flashattn::cudarc::driver::CudaStream;
-use flashattn::{AttentionParams, DType, DeviceFacts, KernelChoice, KernelConfig};
+use flashattn::{AttentionParams, DType, DeviceFacts, KernelChoice, KernelConfig, Schedule};
 use flashattn_fuzz::harness::{Case, HeadVector, Inputs, Layout, gpu_stream, run_case};
 
 const SEQ_PAIRS: &[(usize, usize)] = &[
@@ -332,11 +332,21 @@ fn ws_variant_case(
     })
 }
 
-/// Runs `case`, which must run on `config`; its failure, if any, joins `failures`.
+/// Whether the walk tests' shapes deal as their comments say: they were picked on the host's
+/// cost models for a 132-SM Hopper part (the H100's and H200's), so elsewhere a shape may run
+/// another schedule and only its numbers are checked.
+fn schedules_known(device: &DeviceFacts) -> bool {
+    device.compute_capability == 90 && device.sm_count == 132
+}
+
+/// Runs `case`, which must run on `config` and, where given and the schedules are known here
+/// ([`schedules_known`]), with schedule `want`; its failure, if any, joins `failures`.
 fn run_on_config(
     stream: &Arc<CudaStream>,
+    device: &DeviceFacts,
     config: &KernelConfig,
     case: &Case,
+    want: Option<Schedule>,
     failures: &mut Vec<String>,
 ) {
     let out = run_case(stream, case).unwrap_or_else(|e| panic!("{}: {e}", case.reproducer()));
@@ -346,6 +356,28 @@ fn run_on_config(
         config.name, out.config.name
     );
     failures.extend(out.failure(&case.reproducer(), config.name));
+    if let Some(want) = want.filter(|_| schedules_known(device)) {
+        if out.schedule != want {
+            failures.push(format!(
+                "{} [{}]: ran as {}, the shape is picked to run as {want}",
+                case.reproducer(),
+                config.name,
+                out.schedule
+            ));
+        }
+    }
+}
+
+/// A dense, non-causal, unwindowed launch of `config` with more query tiles than SMs walks where
+/// the tile has a persistent kernel (head dims 64 and 128) and its keys are within the walk's
+/// limit, which the shapes below are.
+fn plain_walk(config: &KernelConfig, device: &DeviceFacts, p: &AttentionParams) -> Schedule {
+    let tiles = p.batch * p.heads_q * p.seqlen_q.div_ceil(config.block_m);
+    if config.head_dim <= 128 && tiles > device.sm_count {
+        Schedule::Walk
+    } else {
+        Schedule::TilePerCta
+    }
 }
 
 /// The line a warp-specialized walk test prints (`what`: its name in the summaries) and the
@@ -413,8 +445,9 @@ fn ws_short_last_tiles() {
                     ..AttentionParams::new(batch, seqlen_q, seqlen_k, heads_q, config.head_dim)
                 };
                 let seed = 900 + (ci * 7 + j * 3 + variant) as u64;
+                let want = plain_walk(config, &device, &params);
                 if let Some(case) = ws_variant_case(config, params, variant, seed) {
-                    run_on_config(&stream, config, &case, &mut failures);
+                    run_on_config(&stream, &device, config, &case, Some(want), &mut failures);
                     cases += 1;
                 }
             }
@@ -466,8 +499,10 @@ fn ws_causal_walks() {
                     ..AttentionParams::new(batch, seqlen_q, seqlen_k, heads_q, config.head_dim)
                 };
                 let seed = 1700 + (ci * 7 + j * 3 + variant) as u64;
+                // The first three shapes fold on every tile, the last two on the 128-row ones.
+                let want = (j < 3 || m == 128).then_some(Schedule::CausalFolds);
                 if let Some(case) = ws_variant_case(config, params, variant, seed) {
-                    run_on_config(&stream, config, &case, &mut failures);
+                    run_on_config(&stream, &device, config, &case, want, &mut failures);
                     cases += 1;
                 }
             }
@@ -511,8 +546,16 @@ fn ws_window_walks() {
                     ..AttentionParams::new(2, seqlen_q, seqlen_k, 32, config.head_dim)
                 };
                 let seed = 2300 + (ci * 7 + j * 3 + variant) as u64;
+                // Windowed walks keep the plain round robin.
                 if let Some(case) = ws_variant_case(config, params, variant, seed) {
-                    run_on_config(&stream, config, &case, &mut failures);
+                    run_on_config(
+                        &stream,
+                        &device,
+                        config,
+                        &case,
+                        Some(Schedule::Walk),
+                        &mut failures,
+                    );
                     cases += 1;
                 }
             }
@@ -779,9 +822,10 @@ fn score_mods_choose_capable_configs() {
 /// with LSE, with a sink, and with softcap and ALiBi in turn across the configurations; each case
 /// run with a zeroed workspace (checked against the reference, and run a second time on the
 /// workspace as the first left it, which must repeat it bit for bit: the merge's order is fixed
-/// and the counters are back at zero) and without one. On a 132-SM Hopper part every split run's
-/// O must differ in its bits from the unsplit one's (the parts' sums round differently: the
-/// split ran). FLASHATTN_TEST_SMALL=1 (under the sanitizers): the first such configuration only.
+/// and the counters are back at zero) and without one, which must not split. On a 132-SM Hopper
+/// part every run with a workspace must report the split tail (`LaunchInfo::schedule`) and its
+/// O differ in its bits from the unsplit one's (the parts' sums round differently).
+/// FLASHATTN_TEST_SMALL=1 (under the sanitizers): the first such configuration only.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn ws_split_tails() {
@@ -791,7 +835,7 @@ fn ws_split_tails() {
     if std::env::var("FLASHATTN_TEST_SMALL").is_ok_and(|v| v == "1") {
         configs.truncate(1);
     }
-    let splits_here = device.compute_capability == 90 && device.sm_count == 132;
+    let splits_here = schedules_known(&device);
     let mut failures = Vec::new();
     let mut cases = 0;
     let mut unsplit = Vec::new();
@@ -832,8 +876,21 @@ fn ws_split_tails() {
             );
             failures.extend(out.failure(&c.reproducer(), config.name));
         }
-        if with.o_digest == without.o_digest {
-            unsplit.push(split.reproducer());
+        // Split, the pieces' sums round differently from the whole tile's.
+        if with.schedule != Schedule::SplitTail || with.o_digest == without.o_digest {
+            unsplit.push(format!(
+                "{} [{}]: ran as {}",
+                split.reproducer(),
+                config.name,
+                with.schedule
+            ));
+        }
+        if without.schedule == Schedule::SplitTail {
+            failures.push(format!(
+                "{} [{}]: split without a workspace",
+                case.reproducer(),
+                config.name
+            ));
         }
         cases += 1;
     }

@@ -77,9 +77,10 @@ fn assert_valid(case: &Case, space: &CaseSpace) {
     );
     assert!(p.heads_q <= space.max_heads_q, "{r}");
     assert!((1..=space.max_batch).contains(&p.batch), "{r}");
+    let (q_lo, q_hi) = space.seqlen_q.unwrap_or((1, space.max_seqlen));
+    let (k_lo, k_hi) = space.seqlen_k.unwrap_or((1, space.max_seqlen));
     assert!(
-        (1..=space.max_seqlen).contains(&p.seqlen_q)
-            && (1..=space.max_seqlen).contains(&p.seqlen_k),
+        (q_lo..=q_hi).contains(&p.seqlen_q) && (k_lo..=k_hi).contains(&p.seqlen_k),
         "{r}"
     );
     assert!(
@@ -223,12 +224,60 @@ fn walks_space_launches_persistent_walks() {
 }
 
 #[test]
+fn splits_space_launches_split_tails() {
+    let space = CaseSpace::splits();
+    let cases = draw(&space.strategy().unwrap(), 5, DRAWS);
+    for case in &cases {
+        assert_valid(case, &space);
+        let p = &case.params;
+        assert!(
+            case.workspace && !p.causal && p.head_dim == 128,
+            "{}",
+            case.reproducer()
+        );
+    }
+    // What the split needs of the shape (split_tail_deal): more full 192-row tiles than a
+    // 132-SM part has SMs, and a remainder (the tail) that the SMs do not divide; the rest
+    // (no window, a warp-specialized tile) is the draw's.
+    let full = |c: &Case| c.params.batch * c.params.heads_q * (c.params.seqlen_q / 192);
+    let candidates = cases
+        .iter()
+        .filter(|c| c.params.window.left.is_none() && c.params.window.right.is_none())
+        .filter(|c| full(c) > 132 && full(c) % 132 != 0)
+        .count();
+    let total: u64 = cases.iter().map(work).sum();
+    println!(
+        "splits: {candidates} of {} cases with a tail of full 192-row tiles past 132 SMs and \
+         no window; work: mean {:.3e}",
+        cases.len(),
+        total as f64 / cases.len() as f64
+    );
+    assert!(
+        candidates * 2 > cases.len(),
+        "only {candidates} of {} cases could split",
+        cases.len()
+    );
+    // Every other preset passes a workspace in about a quarter of its cases.
+    let default = draw(&CaseSpace::default().strategy().unwrap(), 6, DRAWS);
+    let with = default.iter().filter(|c| c.workspace).count();
+    assert!(
+        (DRAWS / 5..DRAWS * 3 / 10).contains(&with),
+        "{with} of {DRAWS} default cases pass a workspace"
+    );
+}
+
+#[test]
 fn reproducer_lines_read_back() {
     // What `flashattn-fuzz --replay` relies on: every case any preset draws prints to a line
     // that reads back to the same case, bit for bit (f32 fields included).
-    for (n, space) in [CaseSpace::default(), CaseSpace::small(), CaseSpace::walks()]
-        .into_iter()
-        .enumerate()
+    for (n, space) in [
+        CaseSpace::default(),
+        CaseSpace::small(),
+        CaseSpace::walks(),
+        CaseSpace::splits(),
+    ]
+    .into_iter()
+    .enumerate()
     {
         for case in draw(&space.strategy().unwrap(), 10 + n as u64, 1000) {
             let line = case.reproducer();

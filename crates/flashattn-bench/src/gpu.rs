@@ -145,6 +145,7 @@ impl Gpu {
                     let mut r = BenchResult::new(suite, shape.clone(), label, mode, samples);
                     // What the choice resolved to (auto: the dispatch table or the rule).
                     r.config = w.last_config.map(str::to_string);
+                    r.schedule = w.last_schedule.map(|s| s.name().to_string());
                     Ok(r)
                 })
                 .collect()
@@ -286,6 +287,7 @@ impl Gpu {
         };
         Ok(Workload {
             last_config: None,
+            last_schedule: None,
             call,
             qs,
             sets,
@@ -471,6 +473,8 @@ pub struct Workload {
     /// The configuration the last launch ran (what the kernel choice resolved to; `decode` for
     /// the decode path, which has one kernel).
     pub last_config: Option<&'static str>,
+    /// How the last forward launch dealt its tiles (`None` for decode).
+    pub last_schedule: Option<flashattn::Schedule>,
 }
 
 impl Workload {
@@ -494,7 +498,8 @@ impl Workload {
             qs: Strides,
             s: &mut InputSet<T>,
             lse: Option<&mut CudaSlice<f32>>,
-        ) -> Result<&'static str, flashattn::Error> {
+        ) -> Result<(&'static str, Option<flashattn::Schedule>), flashattn::Error> {
+            let ran = |info: flashattn::LaunchInfo| (info.config.name, Some(info.schedule));
             match call {
                 Call::Forward {
                     params,
@@ -519,14 +524,14 @@ impl Workload {
                         )?,
                         None => flashattn::forward_with(stream, params, q, k, v, o, lse, heads)?,
                     };
-                    Ok(info.config.name)
+                    Ok(ran(info))
                 }
                 Call::Varlen {
                     params,
                     kvs,
                     cu_seqlens,
                     tokens,
-                } => Ok(flashattn::forward_varlen(
+                } => Ok(ran(flashattn::forward_varlen(
                     stream,
                     params,
                     &Varlen::new(&*cu_seqlens, &*cu_seqlens, *tokens, *tokens),
@@ -536,9 +541,7 @@ impl Workload {
                     TensorMut::new(&mut s.o, qs),
                     lse,
                     HeadVectors::none(),
-                )?
-                .config
-                .name),
+                )?)),
                 Call::Decode {
                     params,
                     facts,
@@ -565,17 +568,18 @@ impl Workload {
                         lse,
                         Some(workspace),
                     )?;
-                    Ok("decode")
+                    Ok(("decode", None))
                 }
             }
         }
         let i = set % self.sets;
         let lse = self.lse.as_mut();
-        let name = match &mut self.buffers {
+        let (name, schedule) = match &mut self.buffers {
             Buffers::F16(sets) => go(stream, &mut self.call, self.qs, &mut sets[i], lse),
             Buffers::BF16(sets) => go(stream, &mut self.call, self.qs, &mut sets[i], lse),
         }?;
         self.last_config = Some(name);
+        self.last_schedule = schedule;
         Ok(())
     }
 }

@@ -164,6 +164,8 @@ pub struct Cell {
     pub error: Option<String>,
     /// Our kernels only: the configuration that ran.
     pub config: Option<String>,
+    /// Our forward calls only: how the launch dealt its tiles.
+    pub schedule: Option<String>,
 }
 
 /// One shape in one mode, with every implementation's numbers.
@@ -221,6 +223,7 @@ fn side_by_side_row(shape_key: String, in_mode: &[&BenchResult]) -> SideBySideRo
                 gbps: r.effective_gbps(),
                 error: r.error.clone(),
                 config: r.config.clone(),
+                schedule: r.schedule.clone(),
             };
             (r.implementation.clone(), cell)
         })

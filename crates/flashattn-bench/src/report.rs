@@ -365,6 +365,9 @@ pub struct BenchResult {
     /// Our kernels only: the compiled configuration that ran (what `auto` resolved to).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config: Option<String>,
+    /// Our forward calls only: how the launch dealt its tiles (`flashattn::Schedule::name`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<String>,
 }
 
 impl BenchResult {

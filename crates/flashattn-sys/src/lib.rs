@@ -71,7 +71,13 @@ mod tests {
             std::mem::offset_of!(FlashAttnFwdParams, workspace),
             abi6_end
         );
-        assert_eq!(std::mem::size_of::<FlashAttnFwdParams>(), abi6_end + 2 * 8);
+        // ABI 8 appends schedule_used (set by flashattn_fwd) and 4 bytes of padding.
+        let abi7_end = abi6_end + 2 * 8;
+        assert_eq!(
+            std::mem::offset_of!(FlashAttnFwdParams, schedule_used),
+            abi7_end
+        );
+        assert_eq!(std::mem::size_of::<FlashAttnFwdParams>(), abi7_end + 8);
         // The registry entry: score_mods fills what was padding before the name pointer.
         assert_eq!(std::mem::offset_of!(FlashAttnConfig, score_mods), 11 * 4);
         assert_eq!(std::mem::offset_of!(FlashAttnConfig, name), 12 * 4);

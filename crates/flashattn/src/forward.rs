@@ -70,6 +70,57 @@ pub struct LaunchInfo {
     /// The kernel configuration that was launched: the chosen one, or the fallback tile a
     /// warp-specialized configuration handed the call to ([`KernelConfig::warp_specialized`]).
     pub config: &'static KernelConfig,
+    /// How the launch dealt its query tiles to the SMs.
+    pub schedule: Schedule,
+}
+
+/// How a forward launch dealt its query tiles to the SMs: decided on the host for each call
+/// from its shape, the configuration and the device (docs/architecture.md, the warp-specialized
+/// kernel). The warp-specialized Hopper tiles walk where a launch has more tiles than SMs and
+/// the walk is expected to pay; every other launch runs one CTA per tile. Tests and the fuzzer
+/// read it to know which schedule a case exercised.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Schedule {
+    /// One CTA per query tile: the grid holds every tile.
+    TilePerCta,
+    /// One CTA per SM, each walking several tiles (round robin; short last tiles dealt apart).
+    Walk,
+    /// A causal walk: each long query tile paired with a short one of its (batch, head) pair.
+    CausalFolds,
+    /// A walk whose last full tiles had their keys split across the SMs and merged through the
+    /// call's workspace ([`forward_with_workspace`]).
+    SplitTail,
+}
+
+impl Schedule {
+    /// The schedule `flashattn_fwd` reported (`FlashAttnFwdParams::schedule_used`).
+    fn from_sys(value: i32) -> Option<Schedule> {
+        use sys::FlashAttnSchedule as S;
+        match u32::try_from(value).ok()? {
+            v if v == S::FLASHATTN_SCHEDULE_TILE_PER_CTA.0 => Some(Schedule::TilePerCta),
+            v if v == S::FLASHATTN_SCHEDULE_WALK.0 => Some(Schedule::Walk),
+            v if v == S::FLASHATTN_SCHEDULE_CAUSAL_FOLDS.0 => Some(Schedule::CausalFolds),
+            v if v == S::FLASHATTN_SCHEDULE_SPLIT_TAIL.0 => Some(Schedule::SplitTail),
+            _ => None,
+        }
+    }
+
+    /// A short name for reports: `tile-per-cta`, `walk`, `causal-folds`, `split-tail`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Schedule::TilePerCta => "tile-per-cta",
+            Schedule::Walk => "walk",
+            Schedule::CausalFolds => "causal-folds",
+            Schedule::SplitTail => "split-tail",
+        }
+    }
+}
+
+impl std::fmt::Display for Schedule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// Launch forward attention on `stream`: `o = softmax(scale * q k^T + mask) v`, and the
@@ -339,7 +390,13 @@ pub(crate) unsafe fn launch_raw(
             .unwrap_or(config),
         _ => config,
     };
-    Ok(LaunchInfo { config: ran })
+    // Every schedule the C side reports is one of the four; anything else would be a broken
+    // build, which the ABI check already refuses.
+    let schedule = Schedule::from_sys(p.schedule_used).unwrap_or(Schedule::TilePerCta);
+    Ok(LaunchInfo {
+        config: ran,
+        schedule,
+    })
 }
 
 /// Everything a launch does on the host before the FFI call: validation, the kernel choice
@@ -419,6 +476,7 @@ pub(crate) fn prepare_launch(
             .workspace
             .map_or(std::ptr::null_mut(), |w| w.ptr as *mut f32),
         workspace_floats: t.workspace.map_or(0, |w| w.len as i64),
+        schedule_used: 0, // flashattn_fwd sets it
     };
     Ok((p, config))
 }

@@ -49,8 +49,9 @@ pub use device::{
 pub use dispatch::{DISPATCH_VARIABLE, DispatchRow};
 pub use error::{Error, Result};
 pub use forward::{
-    HeadVectors, LaunchInfo, Tensor, TensorMut, choose_config, choose_config_for, forward,
-    forward_raw, forward_with, forward_with_workspace, forward_workspace_len, prepare_forward,
+    HeadVectors, LaunchInfo, Schedule, Tensor, TensorMut, choose_config, choose_config_for,
+    forward, forward_raw, forward_with, forward_with_workspace, forward_workspace_len,
+    prepare_forward,
 };
 pub use merge::{MergeShape, RawState, merge_states, merge_states_raw, validate_merge};
 pub use problem::{

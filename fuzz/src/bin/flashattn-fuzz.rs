@@ -40,14 +40,21 @@ struct Args {
     #[arg(long, value_name = "S")]
     seed: Option<u64>,
     /// The compute-sanitizer preset: Sq, Sk <= 300, batch <= 2, heads_q <= 8
-    #[arg(long, conflicts_with = "walks")]
+    #[arg(long, conflicts_with_all = ["walks", "splits"])]
     small: bool,
     /// The persistent-walk preset: many query tiles (batch <= 8, heads_q <= 256, Sq, Sk <=
     /// 1100), so that most non-causal cases, and causal ones where the fold pays, run the
     /// warp-specialized tiles persistently
-    #[arg(long)]
+    #[arg(long, conflicts_with = "splits")]
     walks: bool,
-    /// Largest seqlen_q / seqlen_k [default: 4096, 300 with --small]
+    /// The split-tail preset: head dim 128, non-causal, every case with a workspace, 2,048-5,120
+    /// keys over query sequences of 192-1,100 rows and up to 256 query heads, so that the
+    /// warp-specialized walks split their last tiles' keys across the SMs (the summary counts
+    /// the schedules that ran)
+    #[arg(long)]
+    splits: bool,
+    /// Largest seqlen_q / seqlen_k [default: 4096, 300 with --small, 1100 with --walks; --splits
+    /// draws its own ranges]
     #[arg(long, value_name = "L")]
     max_seqlen: Option<usize>,
     /// Element types, repeated or comma-separated [default: f16,bf16]
@@ -57,13 +64,9 @@ struct Args {
     #[arg(long = "head-dim", value_name = "D", value_delimiter = ',')]
     head_dims: Vec<usize>,
     /// Configuration names, repeated or comma-separated; or `all` (Auto and every
-    /// configuration) or `auto` (only the dispatcher's choice)
-    #[arg(
-        long = "config",
-        value_name = "C",
-        value_delimiter = ',',
-        default_value = "all"
-    )]
+    /// configuration), `ws` (Auto and the warp-specialized ones) or `auto` (only the
+    /// dispatcher's choice) [default: all, ws with --splits]
+    #[arg(long = "config", value_name = "C", value_delimiter = ',')]
     configs: Vec<String>,
     /// A progress line every K cases; 0 = never
     #[arg(long, value_name = "K", default_value_t = 100)]
@@ -85,7 +88,7 @@ struct Args {
     /// instead of drawing any: exit 0 if it passes, 1 if it fails. `kernel=Id(N)` is the
     /// printing build's configuration N (`flashattn::kernel_configs()`): replay on the same build
     /// or write `kernel=Named("sm80_f16_d256_m64n64w4s1")`
-    #[arg(long, value_name = "LINE", conflicts_with_all = ["cases", "seconds", "seed", "small", "walks"])]
+    #[arg(long, value_name = "LINE", conflicts_with_all = ["cases", "seconds", "seed", "small", "walks", "splits"])]
     replay: Option<String>,
     /// Masks and score modifiers (sliding windows, top-left alignment, softcap, ALiBi, sinks):
     /// `mixed` (each in a minority of cases), `always` (every case has one; softcap/ALiBi cases
@@ -124,6 +127,8 @@ impl Args {
             CaseSpace::small()
         } else if self.walks {
             CaseSpace::walks()
+        } else if self.splits {
+            CaseSpace::splits()
         } else {
             CaseSpace::default()
         };
@@ -140,14 +145,16 @@ impl Args {
         let keywords = self
             .configs
             .iter()
-            .filter(|c| *c == "all" || *c == "auto")
+            .filter(|c| ["all", "ws", "auto"].contains(&c.as_str()))
             .count();
         space.configs = match self.configs.as_slice() {
+            [] => space.configs,
             [one] if one == "all" => ConfigFilter::All,
+            [one] if one == "ws" => ConfigFilter::WarpSpecialized,
             [one] if one == "auto" => ConfigFilter::Auto,
             _ if keywords > 0 => {
                 return Err(
-                    "--config: `all` and `auto` cannot be combined with other values".into(),
+                    "--config: `all`, `ws` and `auto` cannot be combined with other values".into(),
                 );
             }
             names => ConfigFilter::Named(names.to_vec()),
@@ -179,6 +186,13 @@ impl Verdict {
         match self {
             Verdict::Pass(o) | Verdict::Fail(o) | Verdict::Injected(o) => o.config.name.to_string(),
             Verdict::Error { .. } => "(no result)".to_string(),
+        }
+    }
+
+    fn schedule(&self) -> &'static str {
+        match self {
+            Verdict::Pass(o) | Verdict::Fail(o) | Verdict::Injected(o) => o.schedule.name(),
+            Verdict::Error { .. } => "(no result)",
         }
     }
 
@@ -292,6 +306,7 @@ struct Stats {
     by_head_dim: BTreeMap<usize, Tally>,
     by_mask: BTreeMap<&'static str, Tally>,
     by_config: BTreeMap<String, Tally>,
+    by_schedule: BTreeMap<&'static str, Tally>,
     edges: HashMap<&'static str, u64>,
     worst: Option<Extreme>,
     slowest: Option<Extreme>,
@@ -324,6 +339,10 @@ impl Stats {
             .add(failed, ratio);
         self.by_config
             .entry(v.config())
+            .or_default()
+            .add(failed, ratio);
+        self.by_schedule
+            .entry(v.schedule())
             .or_default()
             .add(failed, ratio);
         for label in classify(case) {
@@ -633,6 +652,14 @@ fn print_summary(stats: &Stats, elapsed: Duration) {
             .map(|(k, t)| (k.clone(), t))
             .collect(),
     );
+    table(
+        "by schedule (how the launch dealt its tiles)",
+        stats
+            .by_schedule
+            .iter()
+            .map(|(k, t)| (k.to_string(), t))
+            .collect(),
+    );
     println!("edges hit:");
     for label in all_labels() {
         let n = stats.edges.get(label).copied().unwrap_or(0);
@@ -719,11 +746,16 @@ fn summary_json(
             "head_dims": space.head_dims,
             "configs": format!("{:?}", space.configs),
             "features": format!("{:?}", space.features),
+            "causal": space.causal,
+            "workspace": space.workspace,
+            "seqlen_q": space.seqlen_q,
+            "seqlen_k": space.seqlen_k,
         },
         "by_dtype": tallies(stats.by_dtype.iter().map(|(k, t)| (k.clone(), t)).collect()),
         "by_head_dim": tallies(stats.by_head_dim.iter().map(|(k, t)| (k.to_string(), t)).collect()),
         "by_mask": tallies(stats.by_mask.iter().map(|(k, t)| (k.to_string(), t)).collect()),
         "by_config": tallies(stats.by_config.iter().map(|(k, t)| (k.clone(), t)).collect()),
+        "by_schedule": tallies(stats.by_schedule.iter().map(|(k, t)| (k.to_string(), t)).collect()),
         "edges": all_labels().into_iter().map(|l| (l.to_string(), json!(stats.edges.get(l).copied().unwrap_or(0)))).collect::<serde_json::Map<_, _>>(),
         "worst": stats.worst.as_ref().map(Extreme::json),
         "slowest": stats.slowest.as_ref().map(Extreme::json),
@@ -758,6 +790,29 @@ mod tests {
         }
         let mixed = parse(&["--config", "all,sm80_x"]).unwrap().space();
         assert!(mixed.unwrap_err().contains("cannot be combined"));
+        for presets in [["--splits", "--walks"], ["--small", "--splits"]] {
+            assert_eq!(parse(&presets).err().expect("rejected").exit_code(), 2);
+        }
+    }
+
+    #[test]
+    fn splits_preset_passes_a_workspace_to_non_causal_d128_cases() {
+        let space = parse(&["--splits"]).unwrap().space().unwrap();
+        assert_eq!(
+            (space.workspace, space.causal, space.head_dims),
+            (1.0, 0.0, Some(vec![128]))
+        );
+        assert_eq!(
+            (space.seqlen_q, space.seqlen_k),
+            (Some((192, 1100)), Some((2048, 5120)))
+        );
+        assert!(matches!(space.configs, ConfigFilter::WarpSpecialized));
+        let all = parse(&["--splits", "--config", "all"])
+            .unwrap()
+            .space()
+            .unwrap();
+        assert!(matches!(all.configs, ConfigFilter::All));
+        assert_eq!(parse(&[]).unwrap().space().unwrap().workspace, 0.25);
     }
 
     #[test]
@@ -779,7 +834,7 @@ mod tests {
             "[default: 100]",
             "[default: 300]",
             "[default: 3]",
-            "[default: all]",
+            "[default: all, ws with --splits]",
         ] {
             assert!(help.contains(default), "{help}");
         }

@@ -315,9 +315,10 @@ fn write_outputs(report: &Report, out: &Path) -> Result<(), String> {
 }
 
 /// The short table: per shape and mode, our p50 and the best SDPA backend's, the ratios to it
-/// and to the flash backend (FlashAttention-2), and the configuration ours ran.
+/// and to the flash backend (FlashAttention-2), and the configuration and schedule ours ran.
 fn print_ratios(report: &Report) {
-    let headers = "shape|ours p50|base p50|speedup|vs flash|ours TF/s|best baseline|config";
+    let headers =
+        "shape|ours p50|base p50|speedup|vs flash|ours TF/s|best baseline|config (schedule)";
     let headers: Vec<&str> = headers.split('|').collect();
     let align = [Left, Right, Right, Right, Right, Right, Left, Left];
     for view in side_by_side(report) {
@@ -338,8 +339,11 @@ fn print_ratios(report: &Report) {
                 format!("{vs_flash:.3}"),
                 format!("{:.1}", ours.and_then(|c| c.tflops).unwrap_or(f64::NAN)),
                 best_name,
-                ours.and_then(|c| c.config.clone())
-                    .unwrap_or_else(|| "-".into()),
+                match ours.map(|c| (&c.config, &c.schedule)) {
+                    Some((Some(config), Some(schedule))) => format!("{config} ({schedule})"),
+                    Some((Some(config), None)) => config.clone(),
+                    _ => "-".into(),
+                },
             ]
         };
         let rows: Vec<Vec<String>> = view.rows.iter().map(row).collect();
