@@ -43,8 +43,8 @@ struct Args {
     #[arg(long, conflicts_with_all = ["walks", "splits"])]
     small: bool,
     /// The persistent-walk preset: many query tiles (batch <= 8, heads_q <= 256, Sq, Sk <=
-    /// 1100), so that most non-causal cases, and causal ones where the fold pays, run the
-    /// warp-specialized tiles persistently
+    /// 1100) on the warp-specialized configurations, so that many non-causal cases, and causal
+    /// ones where the fold pays, run those tiles persistently (the summary counts the schedules)
     #[arg(long, conflicts_with = "splits")]
     walks: bool,
     /// The split-tail preset: head dim 128, non-causal, every case with a workspace, 2,048-5,120
@@ -65,7 +65,7 @@ struct Args {
     head_dims: Vec<usize>,
     /// Configuration names, repeated or comma-separated; or `all` (Auto and every
     /// configuration), `ws` (Auto and the warp-specialized ones) or `auto` (only the
-    /// dispatcher's choice) [default: all, ws with --splits]
+    /// dispatcher's choice) [default: all, ws with --walks and --splits]
     #[arg(long = "config", value_name = "C", value_delimiter = ',')]
     configs: Vec<String>,
     /// A progress line every K cases; 0 = never
@@ -834,7 +834,7 @@ mod tests {
             "[default: 100]",
             "[default: 300]",
             "[default: 3]",
-            "[default: all, ws with --splits]",
+            "[default: all, ws with --walks and --splits]",
         ] {
             assert!(help.contains(default), "{help}");
         }
