@@ -195,14 +195,17 @@ impl CaseSpace {
     /// Launches of many query tiles, for the persistent warp-specialized walks (a CTA working
     /// through several tiles: the short-tile deals, the split of short tiles by keys, the causal
     /// fold, the K/V ring and O tile handed from tile to tile): up to 8 batches of up to 256
-    /// query heads, sequences up to 1100, the default's 2e9 multiply-adds at most, on the
-    /// warp-specialized configurations and Auto only (every configuration, as the default space
-    /// draws them, left 6% of the cases walking on an H200: most ran the portable and cp.async
-    /// tiles). About 60% of the non-causal cases launch more than twice as many 128-row tiles as
-    /// a 132-SM part has SMs (the default space: about 15%), and over a quarter of the causal
-    /// ones do with every row seeing a key, at about 1.6 times the default's mean cost a case.
+    /// query heads, sequences up to 1100, the default's 2e9 multiply-adds at most, at head dims
+    /// 64 and 128 (those with persistent kernels) on the warp-specialized configurations and
+    /// Auto. About 60% of the non-causal cases launch more than twice as many 128-row tiles as a
+    /// 132-SM part has SMs (the default space: about 15%), and over a quarter of the causal ones
+    /// do with every row seeing a key, at about 1.6 times the default's mean cost a case. What
+    /// ran on an H200 (the summary's schedules): with every head dim and configuration 9% of the
+    /// cases walked or folded, with the warp-specialized ones 15%
+    /// (docs/benchmarks/2026-11-29-h200-schedules.md).
     pub fn walks() -> Self {
         CaseSpace {
+            head_dims: Some(vec![64, 128]),
             configs: ConfigFilter::WarpSpecialized,
             max_seqlen: 1100,
             max_work: 2_000_000_000,

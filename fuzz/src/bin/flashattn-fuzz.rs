@@ -43,8 +43,9 @@ struct Args {
     #[arg(long, conflicts_with_all = ["walks", "splits"])]
     small: bool,
     /// The persistent-walk preset: many query tiles (batch <= 8, heads_q <= 256, Sq, Sk <=
-    /// 1100) on the warp-specialized configurations, so that many non-causal cases, and causal
-    /// ones where the fold pays, run those tiles persistently (the summary counts the schedules)
+    /// 1100) at head dims 64 and 128 on the warp-specialized configurations, so that many
+    /// non-causal cases, and causal ones where the fold pays, run those tiles persistently (the
+    /// summary counts the schedules)
     #[arg(long, conflicts_with = "splits")]
     walks: bool,
     /// The split-tail preset: head dim 128, non-causal, every case with a workspace, 2,048-5,120
