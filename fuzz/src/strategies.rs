@@ -200,9 +200,9 @@ impl CaseSpace {
     /// Auto. About 60% of the non-causal cases launch more than twice as many 128-row tiles as a
     /// 132-SM part has SMs (the default space: about 15%), and over a quarter of the causal ones
     /// do with every row seeing a key, at about 1.6 times the default's mean cost a case. What
-    /// ran on an H200 (the summary's schedules): with every head dim and configuration 9% of the
-    /// cases walked or folded, with the warp-specialized ones 15%
-    /// (docs/benchmarks/2026-11-29-h200-schedules.md).
+    /// ran on an H200 (the summary's schedules): 48% of the cases walked or folded, against 9%
+    /// with every head dim and configuration drawn and 15% at every head dim on the
+    /// warp-specialized configurations (docs/benchmarks/2026-11-29-h200-schedules.md).
     pub fn walks() -> Self {
         CaseSpace {
             head_dims: Some(vec![64, 128]),
