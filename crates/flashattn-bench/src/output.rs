@@ -116,7 +116,7 @@ pub fn markdown_table(headers: &[String], rows: &[Vec<String>], align: &[Align])
 /// fields, so [`crate::report::Shape`] and [`Summary`] fill the columns named after their fields).
 const CSV_HEADER: &str = "suite,shape,dtype,batch,heads_q,heads_kv,seqlen_q,seqlen_k,head_dim,\
     causal,implementation,mode,n,p50_ms,p90_ms,mean_ms,min_ms,max_ms,stdev_ms,tflops,gbps,\
-    frac_peak_flops,frac_peak_bw,error";
+    frac_peak_flops,frac_peak_bw,error,config,schedule";
 
 /// A summary's columns, all empty for a result without one: a plain `None` would be a single
 /// empty field and shift every column after it.
@@ -147,7 +147,8 @@ pub fn to_csv(report: &Report) -> String {
         let summary = SummaryColumns(r.effective_summary());
         let peak = (r.frac_peak_flops, r.frac_peak_bw);
         let derived = (r.effective_tflops(), r.gbps, peak, r.error.as_deref());
-        w.serialize((what, summary, derived)).expect(IN_MEMORY);
+        let ran = (r.config.as_deref(), r.schedule.as_deref());
+        w.serialize((what, summary, derived, ran)).expect(IN_MEMORY);
     }
     String::from_utf8(w.into_inner().expect(IN_MEMORY)).expect("CSV of UTF-8 fields is UTF-8")
 }
@@ -644,16 +645,22 @@ mod tests {
         // Shapes whose JSON has extra fields (modifiers, decode, paging) keep the columns.
         rep.results[1].shape.mods.softcap = Some(30);
         rep.results[2].shape = Shape::decode("bf16", 8, (32, 8), 4096, 128, Some(64));
+        rep.results[0].config = Some("sm90_bf16_d128_m192n80w16s4ws".into());
+        rep.results[0].schedule = Some("split-tail".into());
         let csv = to_csv(&rep);
         assert_eq!(csv.lines().count(), rep.results.len() + 1);
         let header = csv.lines().next().unwrap();
-        assert!(header.starts_with("suite,shape,dtype") && header.split(',').count() == 24);
-        assert!(csv.contains(",\"say \"\"hi\"\", twice\"\n"), "{csv}");
+        assert!(header.starts_with("suite,shape,dtype") && header.split(',').count() == 26);
+        assert!(csv.contains(",\"say \"\"hi\"\", twice\",,\n"), "{csv}");
         // Every record has every column, the failed result's empty summary included.
         let mut reader = csv::Reader::from_reader(csv.as_bytes());
         let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
-        assert!(records.iter().all(|r| r.len() == 24));
+        assert!(records.iter().all(|r| r.len() == 26));
         assert_eq!(&records[3][23], "say \"hi\", twice");
+        assert_eq!(
+            (&records[0][24], &records[0][25]),
+            ("sm90_bf16_d128_m192n80w16s4ws", "split-tail")
+        );
         assert_eq!((&records[3][12], &records[3][13]), ("", ""));
         assert_eq!(
             (&records[0][9], &records[0][12], &records[0][13]),
