@@ -411,7 +411,8 @@ fn finish_ws_test(
 /// persistent 192-row walk's) and once with 134 query tiles in one sequence; at the wider head
 /// dims once with 160 tiles (persistent at head dim 128, O stored from registers); plain, with
 /// LSE and a sink, and with softcap and ALiBi where the tile has score modifiers. With 203 keys
-/// (two key tiles) the split tile's third consumer has no key tile of its own.
+/// (two key tiles) the split tile's third consumer has no key tile of its own. On a 132-SM Hopper
+/// part each launch must report a walk exactly where it has more tiles than SMs (`plain_walk`).
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn ws_short_last_tiles() {
@@ -463,8 +464,9 @@ fn ws_short_last_tiles() {
 /// one (folded in), the same with 300 keys more than queries (a chunk of a longer prompt), all of
 /// which walk on every tile; 96 pairs of two full tiles and a short one (a single after the
 /// folds) and of two tiles top-left over half as many keys (rows past the keys see them all),
-/// which walk on the 128-row tiles. Plain everywhere, with LSE and a
-/// sink on two shapes, and with softcap and ALiBi on one where the tile has score modifiers.
+/// which walk on the 128-row tiles (on a 132-SM Hopper part those launches must report the
+/// folds). Plain everywhere, with LSE and a sink on two shapes, and with softcap and ALiBi on one
+/// where the tile has score modifiers.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn ws_causal_walks() {
@@ -516,7 +518,8 @@ fn ws_causal_walks() {
 /// 64 (batch, head) pairs of three query tiles (192 or more tiles, past a 132-SM part's SMs) with
 /// a causal 100-key window over 50 keys more than queries, a 64/64 window with a short last tile,
 /// and a 200-key left window top-left over a third more keys; plain, with LSE and a sink, and with
-/// softcap and ALiBi where the tile has score modifiers.
+/// softcap and ALiBi where the tile has score modifiers. On a 132-SM Hopper part every launch must
+/// report a walk.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn ws_window_walks() {
