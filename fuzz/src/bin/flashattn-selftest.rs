@@ -4,9 +4,9 @@
 use std::time::Instant;
 
 use clap::Parser;
-use flashattn::{AttentionParams, DType, Strides, Tensor, TensorMut};
+use flashattn::{AttentionParams, DType, LaunchInfo, Strides, Tensor, TensorMut};
 use flashattn_fuzz::harness::{Case, run_case};
-use half::bf16;
+use half::{bf16, f16};
 
 /// On a GPU, a correctness check and the median time of a few shapes; without one, a notice
 /// and the CPU reference on a small problem.
@@ -36,7 +36,7 @@ fn main() {
         flashattn_sys_archs()
     );
     println!(
-        "{:<44} {:>10} {:>9} {:>10} {:>9}  kernel",
+        "{:<44} {:>10} {:>9} {:>10} {:>9}  kernel (schedule) of the timed call",
         "shape", "err/bound", "check", "p50 ms", "TFLOP/s"
     );
     let shapes: &[(DType, usize, usize, usize, usize, bool)] = &[
@@ -60,9 +60,13 @@ fn main() {
         };
         let outcome = run_case(&stream, &Case::new(dtype, check_params, 42)).expect("launch");
         all_pass &= outcome.check.pass;
-        let (p50, tflops) = time_forward(&stream, &params).expect("timing launch");
+        let (p50, tflops, ran) = match dtype {
+            DType::F16 => time_forward(&stream, &params, f16::from_f32),
+            DType::BF16 => time_forward(&stream, &params, bf16::from_f32),
+        }
+        .expect("timing launch");
         println!(
-            "{:<44} {:>10.3} {:>9} {:>10.4} {:>9.1}  {}",
+            "{:<44} {:>10.3} {:>9} {:>10.4} {:>9.1}  {} ({})",
             format!(
                 "{dtype} B{b} H{h} S{s} D{d}{}",
                 if causal { " causal" } else { "" }
@@ -71,7 +75,8 @@ fn main() {
             if outcome.check.pass { "pass" } else { "FAIL" },
             p50,
             tflops,
-            outcome.config.name
+            ran.config.name,
+            ran.schedule
         );
     }
     if !all_pass {
@@ -87,19 +92,21 @@ fn flashattn_sys_archs() -> String {
         })
 }
 
-/// Median per-call time over 50 back-to-back launches, with CUDA events.
-fn time_forward(
+/// Median per-call time over 50 back-to-back launches of `p` in `T` (inputs made by `from_f32`),
+/// with CUDA events, its TFLOP/s, and what the last launch ran.
+fn time_forward<T: flashattn::Element + cudarc::driver::ValidAsZeroBits>(
     stream: &std::sync::Arc<cudarc::driver::CudaStream>,
     p: &AttentionParams,
-) -> Result<(f64, f64), flashattn::Error> {
+    from_f32: fn(f32) -> T,
+) -> Result<(f64, f64, LaunchInfo), flashattn::Error> {
     let n = p.batch * p.seqlen_q * p.heads_q * p.head_dim;
-    let host: Vec<bf16> = (0..n)
-        .map(|i| bf16::from_f32(((i * 2654435761) % 1000) as f32 / 500.0 - 1.0))
+    let host: Vec<T> = (0..n)
+        .map(|i| from_f32(((i * 2654435761) % 1000) as f32 / 500.0 - 1.0))
         .collect();
     let q = stream.clone_htod(&host)?;
     let k = stream.clone_htod(&host)?;
     let v = stream.clone_htod(&host)?;
-    let mut o = stream.alloc_zeros::<bf16>(n)?;
+    let mut o = stream.alloc_zeros::<T>(n)?;
     let s = Strides::bshd(p.seqlen_q, p.heads_q, p.head_dim);
     let mut launch = || {
         flashattn::forward(
@@ -112,14 +119,15 @@ fn time_forward(
             None,
         )
     };
-    for _ in 0..5 {
+    let mut ran = launch()?;
+    for _ in 0..4 {
         launch()?;
     }
     let mut times = Vec::new();
     for _ in 0..50 {
         let start =
             stream.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))?;
-        launch()?;
+        ran = launch()?;
         let end =
             stream.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))?;
         end.synchronize()?;
@@ -130,7 +138,7 @@ fn time_forward(
     let problem = flashattn_ref::Problem::new(
         p.batch, p.seqlen_q, p.seqlen_k, p.heads_q, p.heads_kv, p.head_dim, p.causal,
     );
-    Ok((p50, problem.flops() / (p50 * 1e-3) / 1e12))
+    Ok((p50, problem.flops() / (p50 * 1e-3) / 1e12, ran))
 }
 
 fn cpu_only() {
