@@ -192,6 +192,18 @@ impl CaseSpace {
         }
     }
 
+    /// [`CaseSpace::walks`] at [`CaseSpace::small`]'s sequence lengths (up to 300), for runs of
+    /// the walks under compute-sanitizer, which the small space never reaches (its launches have
+    /// at most 48 query tiles): up to 8 batches of up to 256 query heads, at most 1e9
+    /// multiply-adds, so that a case has the tiles to walk on a 132-SM part.
+    pub fn small_walks() -> Self {
+        CaseSpace {
+            max_seqlen: 300,
+            max_work: 1_000_000_000,
+            ..CaseSpace::walks()
+        }
+    }
+
     /// Launches of many query tiles, for the persistent warp-specialized walks (a CTA working
     /// through several tiles: the short-tile deals, the split of short tiles by keys, the causal
     /// fold, the K/V ring and O tile handed from tile to tile): up to 8 batches of up to 256

@@ -224,6 +224,20 @@ fn walks_space_launches_persistent_walks() {
 }
 
 #[test]
+fn small_walks_space_has_tiles_to_walk() {
+    let space = CaseSpace::small_walks();
+    let cases = draw(&space.strategy().unwrap(), 9, DRAWS);
+    for case in &cases {
+        assert_valid(case, &space);
+    }
+    // More 192-row (or 128-row) query tiles than a 132-SM part has SMs: what a walk needs.
+    let tiles = |c: &Case| c.params.batch * c.params.heads_q * c.params.seqlen_q.div_ceil(192);
+    let many = cases.iter().filter(|c| tiles(c) > 132).count();
+    println!("small walks: {many} of {DRAWS} cases have more than 132 tiles of 192 rows");
+    assert!(many * 3 > DRAWS, "only {many} of {DRAWS} cases could walk");
+}
+
+#[test]
 fn splits_space_launches_split_tails() {
     let space = CaseSpace::splits();
     let cases = draw(&space.strategy().unwrap(), 5, DRAWS);
@@ -274,6 +288,7 @@ fn reproducer_lines_read_back() {
         CaseSpace::default(),
         CaseSpace::small(),
         CaseSpace::walks(),
+        CaseSpace::small_walks(),
         CaseSpace::splits(),
     ]
     .into_iter()

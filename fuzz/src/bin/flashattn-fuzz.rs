@@ -39,8 +39,10 @@ struct Args {
     /// RNG seed; the same seed draws the same cases [default: from the clock]
     #[arg(long, value_name = "S")]
     seed: Option<u64>,
-    /// The compute-sanitizer preset: Sq, Sk <= 300, batch <= 2, heads_q <= 8
-    #[arg(long, conflicts_with_all = ["walks", "splits"])]
+    /// The compute-sanitizer preset: Sq, Sk <= 300, batch <= 2, heads_q <= 8; with --walks, the
+    /// walk preset at Sq, Sk <= 300 (its many heads kept, so that launches walk under the
+    /// sanitizers too)
+    #[arg(long, conflicts_with = "splits")]
     small: bool,
     /// The persistent-walk preset: many query tiles (batch <= 8, heads_q <= 256, Sq, Sk <=
     /// 1100) at head dims 64 and 128 on the warp-specialized configurations, so that many
@@ -124,7 +126,9 @@ fn non_negative_seconds(text: &str) -> Result<f64, String> {
 
 impl Args {
     fn space(&self) -> Result<CaseSpace, String> {
-        let mut space = if self.small {
+        let mut space = if self.small && self.walks {
+            CaseSpace::small_walks()
+        } else if self.small {
             CaseSpace::small()
         } else if self.walks {
             CaseSpace::walks()
@@ -794,6 +798,8 @@ mod tests {
         for presets in [["--splits", "--walks"], ["--small", "--splits"]] {
             assert_eq!(parse(&presets).err().expect("rejected").exit_code(), 2);
         }
+        let small_walks = parse(&["--small", "--walks"]).unwrap().space().unwrap();
+        assert_eq!(small_walks, CaseSpace::small_walks());
     }
 
     #[test]
