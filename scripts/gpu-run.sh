@@ -120,15 +120,22 @@ for step in $steps; do
       note "fuzz: rc=$? in $((SECONDS - start)) s"; tail -30 "$out/fuzz.log" | tee -a "$summary" ;;
     fuzz-sanitizer)
       # FUZZ_SANITIZER_CASES: the cases under memcheck, racecheck and synccheck (racecheck on a
-      # 512-thread ws CTA is the slow one: a call with little device time passes e.g. "60 30 30").
+      # 512-thread ws CTA is the slow one: a call with little device time passes e.g. "60 30 30"),
+      # in each of the fuzzer's spaces FUZZ_SANITIZER_ARGS (';'-separated): by default the small
+      # space and the walk preset at its sequence lengths (--small alone never walks; call IO of
+      # docs/benchmarks/2026-11-29-h200-schedules.md). Logs fuzz-sanitizer-TOOL.log for the first
+      # space, fuzz-sanitizer-TOOL-N.log for space N after it.
       read -r mem_cases race_cases sync_cases <<< "${FUZZ_SANITIZER_CASES:-200 100 100}"
-      for spec in "memcheck $mem_cases" "racecheck $race_cases" "synccheck $sync_cases"; do
-        set -- $spec; start=$SECONDS
-        limited "$1" --error-exitcode 9 "$bin/flashattn-fuzz" ${FUZZ_SANITIZER_ARGS:---small} --cases "$2" --seed 7 \
-          > "$out/fuzz-sanitizer-$1.log" 2>&1
-        rc=$?
-        note "fuzz under $1 ($2 cases): rc=$rc$(cut_note $rc) in $((SECONDS - start)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/fuzz-sanitizer-$1.log" | tail -1); $(grep -E '^cases|passed|failed' "$out/fuzz-sanitizer-$1.log" | tail -2 | tr '\n' ' ')"
-        findings "$rc" "$out/fuzz-sanitizer-$1.log"
+      IFS=';' read -r -a fuzz_spaces <<< "${FUZZ_SANITIZER_ARGS:---small;--small --walks}"
+      for i in "${!fuzz_spaces[@]}"; do
+        space=${fuzz_spaces[$i]} suffix=${i/#0/}; suffix=${suffix:+-$suffix}
+        for spec in "memcheck $mem_cases" "racecheck $race_cases" "synccheck $sync_cases"; do
+          set -- $spec; start=$SECONDS log="$out/fuzz-sanitizer-$1$suffix.log"
+          limited "$1" --error-exitcode 9 "$bin/flashattn-fuzz" $space --cases "$2" --seed 7 > "$log" 2>&1
+          rc=$?
+          note "fuzz ($space) under $1 ($2 cases): rc=$rc$(cut_note $rc) in $((SECONDS - start)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1); $(grep -E '^[0-9]+ cases, [0-9]+ failed|^all [0-9]+ cases passed' "$log" | tail -2 | tr '\n' ' ')"
+          findings "$rc" "$log"
+        done
       done ;;
     profile)
       # Nsight Compute on one launch of each of PROFILE_SHAPES (shape keys, ';'-separated; default
