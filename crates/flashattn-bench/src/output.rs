@@ -285,8 +285,8 @@ fn device_lines(report: &Report) -> String {
 /// with one row per shape and, for every implementation, p50 ms, p90 ms and TFLOP/s (GB/s of the
 /// minimum traffic instead for a suite of decode shapes, which are memory bound), followed by
 /// the best baseline and the speedup of each of our implementations over it (`best_baseline_p50 /
-/// ours_p50`; > 1 means we are faster). Errors are shown as `error` in the table and listed below
-/// it.
+/// ours_p50`; > 1 means we are faster), and what each of ours ran (configuration and schedule).
+/// Errors are shown as `error` in the table and listed below it.
 pub fn to_markdown(report: &Report) -> String {
     let mut out = format!("# Attention forward benchmark\n\n{}", device_lines(report));
     out.push_str("\nLatencies in ms (lower is better); TFLOP/s (decode: GB/s read and written) at the median; speedup = best baseline p50 / ours p50 (> 1: ours is faster).\n");
@@ -320,6 +320,7 @@ pub fn to_markdown(report: &Report) -> String {
             }
             columns.push(("best baseline".to_string(), Align::Left));
             columns.extend(ours.iter().map(|o| (format!("speedup {o}"), Align::Right)));
+            columns.extend(ours.iter().map(|o| (format!("{o} ran"), Align::Left)));
             let (headers, align): (Vec<String>, Vec<Align>) = columns.into_iter().unzip();
             let _ = write!(out, "\n## Mode `{}`, suite `{suite}`\n\n", view.mode);
             let (mut errors, mut rows) = (Vec::new(), Vec::new());
@@ -349,6 +350,14 @@ pub fn to_markdown(report: &Report) -> String {
                 for o in &ours {
                     let speedup = row.speedups.get(*o);
                     cells.push(speedup.map_or("-".to_string(), |s| format!("{s:.2}x")));
+                }
+                for o in &ours {
+                    let ran = row.cells.get(*o).map(|c| (&c.config, &c.schedule));
+                    cells.push(match ran {
+                        Some((Some(config), Some(schedule))) => format!("{config} ({schedule})"),
+                        Some((Some(config), None)) => config.clone(),
+                        _ => "-".to_string(),
+                    });
                 }
                 rows.push(cells);
             }
@@ -616,7 +625,20 @@ mod tests {
 
     #[test]
     fn markdown_contains_tables_and_errors() {
-        let md = to_markdown(&report());
+        let mut rep = report();
+        for r in rep
+            .results
+            .iter_mut()
+            .filter(|r| r.implementation == "flashattn")
+        {
+            r.config = Some("sm90_f16_d64_m64n64w4s2".into());
+            r.schedule = Some("tile-per-cta".into());
+        }
+        let md = to_markdown(&rep);
+        assert!(
+            md.contains("sm90_f16_d64_m64n64w4s2 (tile-per-cta)"),
+            "{md}"
+        );
         assert!(md.contains("## Mode `graph`, suite `seed`"));
         assert!(md.contains("## Mode `events`, suite `sweep`"));
         let cells = |line: &str| -> Vec<String> {
