@@ -1047,4 +1047,23 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn schedules_read_back_from_the_c_side() {
+        use sys::FlashAttnSchedule as S;
+        let known = [
+            (S::FLASHATTN_SCHEDULE_TILE_PER_CTA, Schedule::TilePerCta),
+            (S::FLASHATTN_SCHEDULE_WALK, Schedule::Walk),
+            (S::FLASHATTN_SCHEDULE_CAUSAL_FOLDS, Schedule::CausalFolds),
+            (S::FLASHATTN_SCHEDULE_SPLIT_TAIL, Schedule::SplitTail),
+        ];
+        let mut names = std::collections::HashSet::new();
+        for (c, rust) in known {
+            assert_eq!(Schedule::from_sys(c.0 as i32), Some(rust));
+            assert!(names.insert(rust.name()), "{rust}");
+        }
+        for unknown in [-1, 4, i32::MAX] {
+            assert_eq!(Schedule::from_sys(unknown), None);
+        }
+    }
 }
