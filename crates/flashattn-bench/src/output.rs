@@ -169,6 +169,18 @@ pub struct Cell {
     pub schedule: Option<String>,
 }
 
+impl Cell {
+    /// What ran, for the tables: `config (schedule)`, the configuration alone where there is
+    /// no schedule (decode), `None` for a baseline.
+    pub fn ran(&self) -> Option<String> {
+        let config = self.config.as_ref()?;
+        Some(match &self.schedule {
+            Some(schedule) => format!("{config} ({schedule})"),
+            None => config.clone(),
+        })
+    }
+}
+
 /// One shape in one mode, with every implementation's numbers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SideBySideRow {
@@ -352,12 +364,8 @@ pub fn to_markdown(report: &Report) -> String {
                     cells.push(speedup.map_or("-".to_string(), |s| format!("{s:.2}x")));
                 }
                 for o in &ours {
-                    let ran = row.cells.get(*o).map(|c| (&c.config, &c.schedule));
-                    cells.push(match ran {
-                        Some((Some(config), Some(schedule))) => format!("{config} ({schedule})"),
-                        Some((Some(config), None)) => config.clone(),
-                        _ => "-".to_string(),
-                    });
+                    let ran = row.cells.get(*o).and_then(Cell::ran);
+                    cells.push(ran.unwrap_or_else(|| "-".to_string()));
                 }
                 rows.push(cells);
             }

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use flashattn::{AttentionParams, DType, LaunchInfo, Strides, Tensor, TensorMut};
-use flashattn_fuzz::harness::{Case, run_case};
+use flashattn_fuzz::harness::{Case, TestElement, run_case};
 use half::{bf16, f16};
 
 /// On a GPU, a correctness check and the median time of a few shapes; without one, a notice
@@ -61,8 +61,8 @@ fn main() {
         let outcome = run_case(&stream, &Case::new(dtype, check_params, 42)).expect("launch");
         all_pass &= outcome.check.pass;
         let (p50, tflops, ran) = match dtype {
-            DType::F16 => time_forward(&stream, &params, f16::from_f32),
-            DType::BF16 => time_forward(&stream, &params, bf16::from_f32),
+            DType::F16 => time_forward::<f16>(&stream, &params),
+            DType::BF16 => time_forward::<bf16>(&stream, &params),
         }
         .expect("timing launch");
         println!(
@@ -92,16 +92,15 @@ fn flashattn_sys_archs() -> String {
         })
 }
 
-/// Median per-call time over 50 back-to-back launches of `p` in `T` (inputs made by `from_f32`),
-/// with CUDA events, its TFLOP/s, and what the last launch ran.
-fn time_forward<T: flashattn::Element + cudarc::driver::ValidAsZeroBits>(
+/// Median per-call time over 50 back-to-back launches of `p` in `T`, with CUDA events, its
+/// TFLOP/s, and what the last launch ran.
+fn time_forward<T: TestElement>(
     stream: &std::sync::Arc<cudarc::driver::CudaStream>,
     p: &AttentionParams,
-    from_f32: fn(f32) -> T,
 ) -> Result<(f64, f64, LaunchInfo), flashattn::Error> {
     let n = p.batch * p.seqlen_q * p.heads_q * p.head_dim;
     let host: Vec<T> = (0..n)
-        .map(|i| from_f32(((i * 2654435761) % 1000) as f32 / 500.0 - 1.0))
+        .map(|i| T::from_f64(((i * 2654435761) % 1000) as f64 / 500.0 - 1.0))
         .collect();
     let q = stream.clone_htod(&host)?;
     let k = stream.clone_htod(&host)?;

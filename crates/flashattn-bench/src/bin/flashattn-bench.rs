@@ -339,11 +339,7 @@ fn print_ratios(report: &Report) {
                 format!("{vs_flash:.3}"),
                 format!("{:.1}", ours.and_then(|c| c.tflops).unwrap_or(f64::NAN)),
                 best_name,
-                match ours.map(|c| (&c.config, &c.schedule)) {
-                    Some((Some(config), Some(schedule))) => format!("{config} ({schedule})"),
-                    Some((Some(config), None)) => config.clone(),
-                    _ => "-".into(),
-                },
+                ours.and_then(|c| c.ran()).unwrap_or_else(|| "-".into()),
             ]
         };
         let rows: Vec<Vec<String>> = view.rows.iter().map(row).collect();
