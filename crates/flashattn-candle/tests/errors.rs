@@ -3,7 +3,11 @@
 //! itself right, checked against the f64 reference on the CPU.
 
 use candle_core::{DType, Device, Tensor};
-use flashattn_candle::{flash_attn, flash_attn_with_lse, plain_attention};
+use flashattn_candle::{
+    flash_attn, flash_attn_alibi, flash_attn_alibi_windowed_softcap, flash_attn_varlen,
+    flash_attn_varlen_alibi_windowed_softcap, flash_attn_windowed, flash_attn_with_lse,
+    plain_attention,
+};
 use flashattn_ref::{Problem, Strides, TensorRef};
 
 fn zeros(shape: &[usize], dtype: DType) -> Tensor {
@@ -130,6 +134,144 @@ fn bad_scales_are_refused() {
     for s in [0.0, -1.0, f32::NAN, f32::INFINITY] {
         refused(&q, &q, &q, s, "softmax_scale");
     }
+}
+
+/// A dense call with options is refused with `needle` in the message.
+fn refused_with(
+    q: &Tensor,
+    alibi: Option<&Tensor>,
+    window: (Option<usize>, Option<usize>),
+    softcap: f32,
+    needle: &str,
+) {
+    let e = flash_attn_alibi_windowed_softcap(q, q, q, alibi, S, window.0, window.1, softcap)
+        .expect_err("the call was accepted")
+        .to_string();
+    assert!(e.contains(needle), "expected '{needle}' in: {e}");
+    assert!(e.starts_with("flashattn: "), "{e}");
+}
+
+#[test]
+fn bad_alibi_slopes_and_softcaps_are_refused() {
+    let q = zeros(&[1, 4, 3, 64], DType::BF16);
+    let slopes = |shape: &[usize], dt: DType| zeros(shape, dt);
+    refused_with(
+        &q,
+        Some(&slopes(&[3], DType::F16)),
+        (None, None),
+        0.0,
+        "alibi_slopes has dtype F16",
+    );
+    refused_with(
+        &q,
+        Some(&slopes(&[4], DType::F32)),
+        (None, None),
+        0.0,
+        "expected [3]",
+    );
+    refused_with(
+        &q,
+        Some(&slopes(&[1, 3], DType::F32)),
+        (None, None),
+        0.0,
+        "expected [3]",
+    );
+    let strided = zeros(&[6], DType::F32)
+        .reshape((3, 2))
+        .unwrap()
+        .narrow(1, 0, 1)
+        .unwrap()
+        .squeeze(1)
+        .unwrap();
+    refused_with(
+        &q,
+        Some(&strided),
+        (None, None),
+        0.0,
+        "alibi_slopes is not contiguous",
+    );
+    for cap in [-1.0, f32::NAN, f32::INFINITY] {
+        refused_with(&q, None, (Some(3), Some(0)), cap, "softcap");
+    }
+    // Good options get as far as the device.
+    refused_with(
+        &q,
+        Some(&slopes(&[3], DType::F32)),
+        (Some(3), Some(0)),
+        30.0,
+        "CUDA devices only",
+    );
+    let e = flash_attn_alibi(&q, &q, &q, &slopes(&[2], DType::F32), S, true).unwrap_err();
+    assert!(e.to_string().contains("expected [3]"), "{e}");
+    let e = flash_attn_windowed(&q, &q, &q, S, Some(1_000_000), None).unwrap_err();
+    assert!(e.to_string().contains("CUDA devices only"), "{e}");
+}
+
+#[test]
+fn bad_varlen_calls_are_refused() {
+    let q = zeros(&[10, 4, 64], DType::F16);
+    let kv = zeros(&[12, 2, 64], DType::F16);
+    let offsets = |v: &[u32]| Tensor::new(v, &Device::Cpu).unwrap();
+    let (cu_q, cu_k) = (offsets(&[0, 4, 10]), offsets(&[0, 5, 12]));
+    let varlen =
+        |q: &Tensor, kv: &Tensor, cu_q: &Tensor, cu_k: &Tensor, max_q: usize, max_k: usize| {
+            flash_attn_varlen(q, kv, kv, cu_q, cu_k, max_q, max_k, S, true)
+                .expect_err("the call was accepted")
+                .to_string()
+        };
+    let refused = |e: String, needle: &str| {
+        assert!(e.contains(needle), "expected '{needle}' in: {e}");
+        assert!(e.starts_with("flashattn: "), "{e}");
+    };
+    refused(
+        varlen(&zeros(&[1, 10, 4, 64], DType::F16), &kv, &cu_q, &cu_k, 6, 7),
+        "rank 3",
+    );
+    refused(
+        varlen(&q, &zeros(&[12, 3, 64], DType::F16), &cu_q, &cu_k, 6, 7),
+        "not a multiple",
+    );
+    refused(
+        varlen(&q, &kv, &zeros(&[3], DType::I64), &cu_k, 6, 7),
+        "seqlens_q has dtype I64",
+    );
+    refused(
+        varlen(&q, &kv, &cu_q, &zeros(&[3], DType::F32), 6, 7),
+        "seqlens_k has dtype F32",
+    );
+    refused(
+        varlen(&q, &kv, &offsets(&[0]), &offsets(&[0]), 6, 7),
+        "batch >= 1",
+    );
+    refused(
+        varlen(&q, &kv, &cu_q, &offsets(&[0, 12]), 6, 7),
+        "both are [batch + 1]",
+    );
+    refused(varlen(&q, &kv, &cu_q, &cu_k, 0, 7), "seqlen_q is 0");
+    refused(varlen(&q, &kv, &cu_q, &cu_k, 6, 0), "seqlen_k is 0");
+    refused(
+        varlen(&zeros(&[0, 4, 64], DType::F16), &kv, &cu_q, &cu_k, 6, 7),
+        "total_q",
+    );
+    // i32 offsets are taken too; a well-formed call gets as far as the device.
+    let cu_q32 = Tensor::new(&[0i32, 4, 10], &Device::Cpu).unwrap();
+    refused(varlen(&q, &kv, &cu_q32, &cu_k, 6, 7), "CUDA devices only");
+    let e = flash_attn_varlen_alibi_windowed_softcap(
+        &q,
+        &kv,
+        &kv,
+        None,
+        &cu_q,
+        &cu_k,
+        6,
+        7,
+        S,
+        Some(3),
+        Some(0),
+        -2.0,
+    )
+    .unwrap_err();
+    refused(e.to_string(), "softcap");
 }
 
 #[test]

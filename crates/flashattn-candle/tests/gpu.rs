@@ -8,8 +8,13 @@
 //! the main test is `worst ...`.
 
 use candle_core::{DType, Device, Tensor};
-use flashattn_candle::{flash_attn, flash_attn_with_lse, plain_attention};
-use flashattn_ref::{ATOL, Element, Problem, Strides, TensorRef};
+use flashattn_candle::{
+    flash_attn, flash_attn_alibi, flash_attn_alibi_windowed, flash_attn_alibi_windowed_softcap,
+    flash_attn_varlen, flash_attn_varlen_alibi, flash_attn_varlen_alibi_windowed,
+    flash_attn_varlen_alibi_windowed_softcap, flash_attn_varlen_windowed, flash_attn_windowed,
+    flash_attn_with_lse, plain_attention,
+};
+use flashattn_ref::{ATOL, Element, HeadParams, Problem, Strides, TensorRef};
 use half::{bf16, f16};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -354,4 +359,343 @@ fn gpu_dtype_mismatch_and_backward_are_errors() {
     let loss = o.to_dtype(DType::F32).unwrap().sum_all().unwrap();
     let e = loss.backward().unwrap_err().to_string();
     println!("backward: {e}");
+}
+
+/// FlashAttention-2's reading of `window_size_left` / `window_size_right` (its flash_api.cpp),
+/// written out as the reference's problem: a side wider than `seqlen_k` is open, `(open, 0)`
+/// is the causal mask, and where one side is bounded the other is bounded at `seqlen_k`.
+fn fa2_mask(p: &mut Problem, left: Option<usize>, right: Option<usize>, seqlen_k: usize) {
+    let left = left.filter(|&w| w <= seqlen_k);
+    let right = right.filter(|&w| w <= seqlen_k);
+    p.causal = left.is_none() && right == Some(0);
+    if !p.causal {
+        (p.window_left, p.window_right) = match (left, right) {
+            (Some(l), None) => (Some(l), Some(seqlen_k)),
+            (None, Some(r)) => (Some(seqlen_k), Some(r)),
+            both => both,
+        };
+    }
+}
+
+/// A window side as the callers of candle-flash-attn pass it: open, 0, a few keys, or more keys
+/// than there are.
+fn draw_side(rng: &mut StdRng, seqlen_k: usize) -> Option<usize> {
+    match rng.random_range(0..4) {
+        0 => None,
+        1 => Some(0),
+        2 => Some(rng.random_range(1..=64)),
+        _ => Some(seqlen_k + rng.random_range(0..3)),
+    }
+}
+
+/// Random values rounded to E, as f32 (what the GPU sees) and as E (what the reference takes).
+fn draw_values<E: Element>(rng: &mut StdRng, n: usize) -> (Vec<f32>, Vec<E>) {
+    let f: Vec<f32> = (0..n)
+        .map(|_| E::round_f32(StandardNormal.sample(&mut *rng)))
+        .collect();
+    let e = f.iter().map(|&x| E::from_f64(x as f64)).collect();
+    (f, e)
+}
+
+/// The masks and score modifiers of candle-flash-attn's dense functions (windows, ALiBi,
+/// softcap), each call through the function a caller would pick, against the f64 reference
+/// under the project's rule.
+fn masked_case<E: Element>(dtype: DType, rng: &mut StdRng, dev: &Device) -> f64 {
+    let dims = compiled(if dtype == DType::BF16 {
+        flashattn::DType::BF16
+    } else {
+        flashattn::DType::F16
+    });
+    let d = dims[rng.random_range(0..dims.len())];
+    let heads_kv = rng.random_range(1..=3);
+    let heads_q = heads_kv * [1, 2, 4][rng.random_range(0..3)];
+    let batch = rng.random_range(1..=2);
+    let sq = rng.random_range(1..=260);
+    let sk = if rng.random_bool(0.3) {
+        sq
+    } else {
+        rng.random_range(1..=260)
+    };
+    let (left, right) = (draw_side(rng, sk), draw_side(rng, sk));
+    let alibi = rng.random_bool(0.5);
+    let softcap = if rng.random_bool(0.4) {
+        rng.random_range(5.0..50.0f32)
+    } else {
+        0.0
+    };
+    let mut p = Problem::new(batch, sq, sk, heads_q, heads_kv, d, false);
+    fa2_mask(&mut p, left, right, sk);
+    p.softcap = (softcap > 0.0).then_some(softcap);
+    let slopes: Vec<f32> = (0..heads_q)
+        .map(|_| rng.random_range(0.0..0.5f32))
+        .collect();
+
+    let (qd, qe) = draw_values::<E>(rng, batch * sq * heads_q * d);
+    let (kd, ke) = draw_values::<E>(rng, batch * sk * heads_kv * d);
+    let (vd, ve) = draw_values::<E>(rng, batch * sk * heads_kv * d);
+    let q = place(&qd, (batch, sq, heads_q, d), dtype, View::Contiguous, dev);
+    let k = place(&kd, (batch, sk, heads_kv, d), dtype, View::HeadsFirst, dev);
+    let v = place(&vd, (batch, sk, heads_kv, d), dtype, View::Contiguous, dev);
+    let slopes_t = Tensor::new(slopes.as_slice(), dev).unwrap();
+    let scale = p.softmax_scale;
+    let (o, via) = if softcap > 0.0 {
+        let a = alibi.then_some(&slopes_t);
+        (
+            flash_attn_alibi_windowed_softcap(&q, &k, &v, a, scale, left, right, softcap),
+            "alibi_windowed_softcap",
+        )
+    } else if alibi && left.is_none() && right.is_none() {
+        (
+            flash_attn_alibi(&q, &k, &v, &slopes_t, scale, false),
+            "alibi",
+        )
+    } else if alibi {
+        (
+            flash_attn_alibi_windowed(&q, &k, &v, &slopes_t, scale, left, right),
+            "alibi_windowed",
+        )
+    } else {
+        (
+            flash_attn_windowed(&q, &k, &v, scale, left, right),
+            "windowed",
+        )
+    };
+    let o = o.unwrap();
+    assert_eq!(o.dims(), &[batch, sq, heads_q, d]);
+    let got = host_f64(&o);
+    let heads = HeadParams {
+        alibi_slopes: alibi.then_some(slopes.as_slice()),
+        sinks: None,
+    };
+    let tq = TensorRef::new(&qe, Strides::bshd(sq, heads_q, d));
+    let tk = TensorRef::new(&ke, Strides::bshd(sk, heads_kv, d));
+    let tv = TensorRef::new(&ve, Strides::bshd(sk, heads_kv, d));
+    let reference = flashattn_ref::reference_with(&p, tq, tk, tv, heads);
+    let naive = flashattn_ref::naive_same_precision_with(&p, tq, tk, tv, heads);
+    let c = flashattn_ref::check(&p, &got, None, &reference, &naive);
+    println!(
+        "masked {dtype:?} b{batch} sq{sq} sk{sk} hq{heads_q} hkv{heads_kv} d{d} window ({left:?}, {right:?}) alibi={alibi} softcap={softcap:.1} via {via}: ours {:.3e}, naive {:.3e}, ratio {:.3}",
+        c.o_max_err, c.o_naive_err, c.ratio
+    );
+    assert!(
+        c.pass,
+        "{p:?} window ({left:?}, {right:?}) alibi={alibi} via {via}: {c}"
+    );
+    c.ratio
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn windows_alibi_and_softcap_match_the_reference() {
+    let dev = device();
+    let mut rng = StdRng::seed_from_u64(21);
+    let mut worst = 0f64;
+    for i in 0..40 {
+        let r = if i % 2 == 0 {
+            masked_case::<bf16>(DType::BF16, &mut rng, &dev)
+        } else {
+            masked_case::<f16>(DType::F16, &mut rng, &dev)
+        };
+        worst = worst.max(r);
+    }
+    println!("worst over 40 masked cases: rule ratio {worst:.3} (pass <= 1)");
+}
+
+/// candle-flash-attn's varlen functions on packed batches (empty sequences among them), with
+/// u32 or i32 offsets, against the reference sequence by sequence.
+fn varlen_case<E: Element>(dtype: DType, rng: &mut StdRng, dev: &Device) -> f64 {
+    let dims = compiled(if dtype == DType::BF16 {
+        flashattn::DType::BF16
+    } else {
+        flashattn::DType::F16
+    });
+    let d = dims[rng.random_range(0..dims.len())];
+    let heads_kv = rng.random_range(1..=3);
+    let heads_q = heads_kv * [1, 2, 4][rng.random_range(0..3)];
+    let batch = rng.random_range(1..=5);
+    let (mut cu_q, mut cu_k) = (vec![0usize], vec![0usize]);
+    for _ in 0..batch {
+        let lq = if rng.random_bool(0.15) {
+            0
+        } else {
+            rng.random_range(1..=200)
+        };
+        let lk = if rng.random_bool(0.1) {
+            0
+        } else if rng.random_bool(0.3) {
+            lq
+        } else {
+            rng.random_range(1..=300)
+        };
+        cu_q.push(cu_q.last().unwrap() + lq);
+        cu_k.push(cu_k.last().unwrap() + lk);
+    }
+    if *cu_q.last().unwrap() == 0 || *cu_k.last().unwrap() == 0 {
+        // The launch layer needs a row in each tensor: give the last sequence one of each.
+        let (b, lq, lk) = (batch, 1, 1);
+        cu_q[b] += lq;
+        cu_k[b] += lk;
+    }
+    let (total_q, total_k) = (cu_q[batch], cu_k[batch]);
+    let lens = |cu: &[usize]| (0..batch).map(|b| cu[b + 1] - cu[b]).max().unwrap();
+    let (max_q, max_k) = (lens(&cu_q), lens(&cu_k));
+    let mode = rng.random_range(0..5);
+    let (left, right) = (draw_side(rng, max_k), draw_side(rng, max_k));
+    let causal = rng.random_bool(0.5);
+    let softcap = if mode == 4 && rng.random_bool(0.5) {
+        rng.random_range(5.0..50.0f32)
+    } else {
+        0.0
+    };
+    let alibi = matches!(mode, 2 | 3) || (mode == 4 && rng.random_bool(0.5));
+    let mut p = Problem::new(1, max_q, max_k, heads_q, heads_kv, d, false);
+    if matches!(mode, 0 | 2) {
+        p.causal = causal;
+    } else {
+        fa2_mask(&mut p, left, right, max_k);
+    }
+    p.softcap = (softcap > 0.0).then_some(softcap);
+    let slopes: Vec<f32> = (0..heads_q)
+        .map(|_| rng.random_range(0.0..0.5f32))
+        .collect();
+
+    let (qd, qe) = draw_values::<E>(rng, total_q * heads_q * d);
+    let (kd, ke) = draw_values::<E>(rng, total_k * heads_kv * d);
+    let (vd, ve) = draw_values::<E>(rng, total_k * heads_kv * d);
+    let packed = |data: &[f32], rows: usize, heads: usize| {
+        Tensor::from_vec(data.to_vec(), (rows, heads, d), &Device::Cpu)
+            .unwrap()
+            .to_dtype(dtype)
+            .unwrap()
+            .to_device(dev)
+            .unwrap()
+    };
+    let (q, k, v) = (
+        packed(&qd, total_q, heads_q),
+        packed(&kd, total_k, heads_kv),
+        packed(&vd, total_k, heads_kv),
+    );
+    let signed = rng.random_bool(0.3);
+    let offsets = |cu: &[usize]| {
+        if signed {
+            Tensor::new(
+                cu.iter().map(|&x| x as i32).collect::<Vec<_>>().as_slice(),
+                dev,
+            )
+            .unwrap()
+        } else {
+            Tensor::new(
+                cu.iter().map(|&x| x as u32).collect::<Vec<_>>().as_slice(),
+                dev,
+            )
+            .unwrap()
+        }
+    };
+    let (sq_t, sk_t) = (offsets(&cu_q), offsets(&cu_k));
+    let slopes_t = Tensor::new(slopes.as_slice(), dev).unwrap();
+    let scale = p.softmax_scale;
+    let (o, via) = match mode {
+        0 => (
+            flash_attn_varlen(&q, &k, &v, &sq_t, &sk_t, max_q, max_k, scale, causal),
+            "varlen",
+        ),
+        1 => (
+            flash_attn_varlen_windowed(&q, &k, &v, &sq_t, &sk_t, max_q, max_k, scale, left, right),
+            "varlen_windowed",
+        ),
+        2 => (
+            flash_attn_varlen_alibi(
+                &q, &k, &v, &slopes_t, &sq_t, &sk_t, max_q, max_k, scale, causal,
+            ),
+            "varlen_alibi",
+        ),
+        3 => (
+            flash_attn_varlen_alibi_windowed(
+                &q, &k, &v, &slopes_t, &sq_t, &sk_t, max_q, max_k, scale, left, right,
+            ),
+            "varlen_alibi_windowed",
+        ),
+        _ => (
+            flash_attn_varlen_alibi_windowed_softcap(
+                &q,
+                &k,
+                &v,
+                alibi.then_some(&slopes_t),
+                &sq_t,
+                &sk_t,
+                max_q,
+                max_k,
+                scale,
+                left,
+                right,
+                softcap,
+            ),
+            "varlen_alibi_windowed_softcap",
+        ),
+    };
+    let o = o.unwrap();
+    assert_eq!(o.dims(), &[total_q, heads_q, d]);
+    let got = host_f64(&o);
+    let vl = flashattn_ref::Varlen {
+        cu_seqlens_q: &cu_q,
+        cu_seqlens_k: &cu_k,
+        seqused_k: None,
+    };
+    let heads = HeadParams {
+        alibi_slopes: alibi.then_some(slopes.as_slice()),
+        sinks: None,
+    };
+    let tq = TensorRef::new(&qe, Strides::bshd(total_q, heads_q, d));
+    let tk = TensorRef::new(&ke, Strides::bshd(total_k, heads_kv, d));
+    let tv = TensorRef::new(&ve, Strides::bshd(total_k, heads_kv, d));
+    let reference = flashattn_ref::reference_varlen(&p, &vl, tq, tk, tv, heads);
+    let naive = flashattn_ref::naive_same_precision_varlen(&p, &vl, tq, tk, tv, heads);
+    let c = flashattn_ref::check(&vl.packed_problem(&p), &got, None, &reference, &naive);
+    println!(
+        "varlen {dtype:?} seqs q {cu_q:?} k {cu_k:?} hq{heads_q} hkv{heads_kv} d{d} causal={} window ({:?}, {:?}) alibi={alibi} softcap={softcap:.1} i32={signed} via {via}: ours {:.3e}, naive {:.3e}, ratio {:.3}",
+        p.causal, p.window_left, p.window_right, c.o_max_err, c.o_naive_err, c.ratio
+    );
+    assert!(c.pass, "{p:?} {cu_q:?} {cu_k:?} via {via}: {c}");
+    c.ratio
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn varlen_functions_match_the_reference() {
+    let dev = device();
+    let mut rng = StdRng::seed_from_u64(22);
+    let mut worst = 0f64;
+    for i in 0..40 {
+        let r = if i % 2 == 0 {
+            varlen_case::<bf16>(DType::BF16, &mut rng, &dev)
+        } else {
+            varlen_case::<f16>(DType::F16, &mut rng, &dev)
+        };
+        worst = worst.max(r);
+    }
+    println!("worst over 40 varlen cases: rule ratio {worst:.3} (pass <= 1)");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn side_tensors_on_another_device_are_errors() {
+    let dev = device();
+    let q = Tensor::ones((1, 8, 2, 64), DType::BF16, &dev).unwrap();
+    let slopes = Tensor::new(&[0.5f32, 0.25], &Device::Cpu).unwrap();
+    let e = flash_attn_alibi(&q, &q, &q, &slopes, 0.125, true)
+        .unwrap_err()
+        .to_string();
+    println!("alibi on the CPU: {e}");
+    assert!(e.contains("alibi_slopes is on"), "{e}");
+    let packed = Tensor::ones((8, 2, 64), DType::BF16, &dev).unwrap();
+    let cu = Tensor::new(&[0u32, 8], &Device::Cpu).unwrap();
+    let e = flash_attn_varlen(&packed, &packed, &packed, &cu, &cu, 8, 8, 0.125, true)
+        .unwrap_err()
+        .to_string();
+    println!("offsets on the CPU: {e}");
+    assert!(e.contains("seqlens_q is on"), "{e}");
+    // The same call with the offsets on the device runs; a row of ones attends to ones.
+    let cu = cu.to_device(&dev).unwrap();
+    let o = flash_attn_varlen(&packed, &packed, &packed, &cu, &cu, 8, 8, 0.125, true).unwrap();
+    assert!(host_f64(&o).iter().all(|&x| x == 1.0));
 }
