@@ -416,15 +416,24 @@ fn masked_case<E: Element>(dtype: DType, rng: &mut StdRng, dev: &Device) -> f64 
     } else {
         rng.random_range(1..=260)
     };
-    let (left, right) = (draw_side(rng, sk), draw_side(rng, sk));
-    let alibi = rng.random_bool(0.5);
-    let softcap = if rng.random_bool(0.4) {
+    // The function first (each of the four alike), then the options it takes.
+    let function = rng.random_range(0..4);
+    let (left, right) = if function == 1 {
+        (None, None) // flash_attn_alibi: the causal flag alone
+    } else {
+        (draw_side(rng, sk), draw_side(rng, sk))
+    };
+    let causal = function == 1 && rng.random_bool(0.5);
+    let alibi = matches!(function, 1 | 2) || (function == 3 && rng.random_bool(0.5));
+    let softcap = if function == 3 && rng.random_bool(0.8) {
         rng.random_range(5.0..50.0f32)
     } else {
         0.0
     };
-    let mut p = Problem::new(batch, sq, sk, heads_q, heads_kv, d, false);
-    fa2_mask(&mut p, left, right, sk);
+    let mut p = Problem::new(batch, sq, sk, heads_q, heads_kv, d, causal);
+    if function != 1 {
+        fa2_mask(&mut p, left, right, sk);
+    }
     p.softcap = (softcap > 0.0).then_some(softcap);
     let slopes: Vec<f32> = (0..heads_q)
         .map(|_| rng.random_range(0.0..0.5f32))
@@ -438,27 +447,32 @@ fn masked_case<E: Element>(dtype: DType, rng: &mut StdRng, dev: &Device) -> f64 
     let v = place(&vd, (batch, sk, heads_kv, d), dtype, View::Contiguous, dev);
     let slopes_t = Tensor::new(slopes.as_slice(), dev).unwrap();
     let scale = p.softmax_scale;
-    let (o, via) = if softcap > 0.0 {
-        let a = alibi.then_some(&slopes_t);
-        (
-            flash_attn_alibi_windowed_softcap(&q, &k, &v, a, scale, left, right, softcap),
-            "alibi_windowed_softcap",
-        )
-    } else if alibi && left.is_none() && right.is_none() {
-        (
-            flash_attn_alibi(&q, &k, &v, &slopes_t, scale, false),
-            "alibi",
-        )
-    } else if alibi {
-        (
-            flash_attn_alibi_windowed(&q, &k, &v, &slopes_t, scale, left, right),
-            "alibi_windowed",
-        )
-    } else {
-        (
+    let (o, via) = match function {
+        0 => (
             flash_attn_windowed(&q, &k, &v, scale, left, right),
             "windowed",
-        )
+        ),
+        1 => (
+            flash_attn_alibi(&q, &k, &v, &slopes_t, scale, causal),
+            "alibi",
+        ),
+        2 => (
+            flash_attn_alibi_windowed(&q, &k, &v, &slopes_t, scale, left, right),
+            "alibi_windowed",
+        ),
+        _ => (
+            flash_attn_alibi_windowed_softcap(
+                &q,
+                &k,
+                &v,
+                alibi.then_some(&slopes_t),
+                scale,
+                left,
+                right,
+                softcap,
+            ),
+            "alibi_windowed_softcap",
+        ),
     };
     let o = o.unwrap();
     assert_eq!(o.dims(), &[batch, sq, heads_q, d]);
@@ -474,7 +488,7 @@ fn masked_case<E: Element>(dtype: DType, rng: &mut StdRng, dev: &Device) -> f64 
     let naive = flashattn_ref::naive_same_precision_with(&p, tq, tk, tv, heads);
     let c = flashattn_ref::check(&p, &got, None, &reference, &naive);
     println!(
-        "masked {dtype:?} b{batch} sq{sq} sk{sk} hq{heads_q} hkv{heads_kv} d{d} window ({left:?}, {right:?}) alibi={alibi} softcap={softcap:.1} via {via}: ours {:.3e}, naive {:.3e}, ratio {:.3}",
+        "masked {dtype:?} b{batch} sq{sq} sk{sk} hq{heads_q} hkv{heads_kv} d{d} causal={causal} window ({left:?}, {right:?}) alibi={alibi} softcap={softcap:.1} via {via}: ours {:.3e}, naive {:.3e}, ratio {:.3}",
         c.o_max_err, c.o_naive_err, c.ratio
     );
     assert!(
