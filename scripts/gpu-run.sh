@@ -318,7 +318,7 @@ PY
         start=$SECONDS
         "$cbin/flashattn-candle--gpu" --include-ignored --nocapture --test-threads=1 > "$out/candle-tests.log" 2>&1
         note "candle tests: rc=$? $(grep -E '^test result' "$out/candle-tests.log" | tail -1) ($((SECONDS - start))s)"
-        grep -E '^(worst|misaligned|offset|backward)' "$out/candle-tests.log" | sed 's/^/    /' | tee -a "$summary"
+        grep -E '^(worst|misaligned|offset|backward|alibi on)' "$out/candle-tests.log" | sed 's/^/    /' | tee -a "$summary"
         grep -E 'FAILED|panicked' "$out/candle-tests.log" | head -10 | sed 's/^/    /' | tee -a "$summary"
         i=0
         for args in "${CANDLE_EXAMPLE_ARGS:---seq 4096 --heads 32 --head-dim 128 --dtype bf16}" \
