@@ -94,8 +94,14 @@ mod plain;
 
 use candle_core::{Result, Tensor};
 
-use op::{Call, Mask, Packed, run};
+use op::{Call, Packed, run};
 pub use plain::plain_attention;
+
+/// candle-flash-attn's causal flag as the window arguments it hands FlashAttention-2: causal is
+/// no left side and a right side of 0.
+fn causal_window(causal: bool) -> (Option<usize>, Option<usize>) {
+    (None, causal.then_some(0))
+}
 
 /// Fused attention of `q` over `k`, `v`: `softmax(softmax_scale * q k^T [+ causal mask]) v`.
 ///
@@ -114,7 +120,7 @@ pub fn flash_attn(
     softmax_scale: f32,
     causal: bool,
 ) -> Result<Tensor> {
-    Ok(run(q, k, v, Call::new(softmax_scale, Mask::Causal(causal)))?.0)
+    Ok(run(q, k, v, Call::new(softmax_scale, causal_window(causal)))?.0)
 }
 
 /// [`flash_attn`] that also returns the log-sum-exp of each query row's scaled scores:
@@ -130,7 +136,7 @@ pub fn flash_attn_with_lse(
 ) -> Result<(Tensor, Tensor)> {
     let call = Call {
         want_lse: true,
-        ..Call::new(softmax_scale, Mask::Causal(causal))
+        ..Call::new(softmax_scale, causal_window(causal))
     };
     let (o, lse) = run(q, k, v, call)?;
     let lse = lse.ok_or_else(|| checks::msg("the kernel launch produced no LSE"))?;
@@ -150,8 +156,16 @@ pub fn flash_attn_windowed(
     window_size_left: Option<usize>,
     window_size_right: Option<usize>,
 ) -> Result<Tensor> {
-    let mask = Mask::Window(window_size_left, window_size_right);
-    Ok(run(q, k, v, Call::new(softmax_scale, mask))?.0)
+    flash_attn_alibi_windowed_softcap(
+        q,
+        k,
+        v,
+        None,
+        softmax_scale,
+        window_size_left,
+        window_size_right,
+        0.0,
+    )
 }
 
 /// [`flash_attn`] with ALiBi: `alibi_slopes` f32 `[heads_q]` on q's device, bias `-slope *
@@ -164,11 +178,8 @@ pub fn flash_attn_alibi(
     softmax_scale: f32,
     causal: bool,
 ) -> Result<Tensor> {
-    let call = Call {
-        alibi_slopes: Some(alibi_slopes),
-        ..Call::new(softmax_scale, Mask::Causal(causal))
-    };
-    Ok(run(q, k, v, call)?.0)
+    let (left, right) = causal_window(causal);
+    flash_attn_alibi_windowed_softcap(q, k, v, Some(alibi_slopes), softmax_scale, left, right, 0.0)
 }
 
 /// [`flash_attn_windowed`] with ALiBi ([`flash_attn_alibi`]). Same signature as
@@ -182,19 +193,22 @@ pub fn flash_attn_alibi_windowed(
     window_size_left: Option<usize>,
     window_size_right: Option<usize>,
 ) -> Result<Tensor> {
-    let call = Call {
-        alibi_slopes: Some(alibi_slopes),
-        ..Call::new(
-            softmax_scale,
-            Mask::Window(window_size_left, window_size_right),
-        )
-    };
-    Ok(run(q, k, v, call)?.0)
+    flash_attn_alibi_windowed_softcap(
+        q,
+        k,
+        v,
+        Some(alibi_slopes),
+        softmax_scale,
+        window_size_left,
+        window_size_right,
+        0.0,
+    )
 }
 
 /// [`flash_attn_windowed`] with optional ALiBi and a softcap (Gemma 2): scores become
 /// `softcap * tanh(softmax_scale * q.k / softcap)` before ALiBi and the mask; 0 turns the cap
-/// off. Same signature as `candle_flash_attn::flash_attn_alibi_windowed_softcap`.
+/// off. Same signature as `candle_flash_attn::flash_attn_alibi_windowed_softcap`. Every dense
+/// function above is this one with some arguments fixed.
 #[allow(clippy::too_many_arguments)]
 pub fn flash_attn_alibi_windowed_softcap(
     q: &Tensor,
@@ -209,10 +223,7 @@ pub fn flash_attn_alibi_windowed_softcap(
     let call = Call {
         alibi_slopes,
         softcap,
-        ..Call::new(
-            softmax_scale,
-            Mask::Window(window_size_left, window_size_right),
-        )
+        ..Call::new(softmax_scale, (window_size_left, window_size_right))
     };
     Ok(run(q, k, v, call)?.0)
 }
@@ -240,17 +251,21 @@ pub fn flash_attn_varlen(
     softmax_scale: f32,
     causal: bool,
 ) -> Result<Tensor> {
-    let packed = Packed {
+    let (left, right) = causal_window(causal);
+    flash_attn_varlen_alibi_windowed_softcap(
+        q,
+        k,
+        v,
+        None,
         seqlens_q,
         seqlens_k,
         max_seqlen_q,
         max_seqlen_k,
-    };
-    let call = Call {
-        packed: Some(packed),
-        ..Call::new(softmax_scale, Mask::Causal(causal))
-    };
-    Ok(run(q, k, v, call)?.0)
+        softmax_scale,
+        left,
+        right,
+        0.0,
+    )
 }
 
 /// [`flash_attn_varlen`] with a sliding window per sequence ([`flash_attn_windowed`]). Same
@@ -299,18 +314,21 @@ pub fn flash_attn_varlen_alibi(
     softmax_scale: f32,
     causal: bool,
 ) -> Result<Tensor> {
-    let packed = Packed {
+    let (left, right) = causal_window(causal);
+    flash_attn_varlen_alibi_windowed_softcap(
+        q,
+        k,
+        v,
+        Some(alibi_slopes),
         seqlens_q,
         seqlens_k,
         max_seqlen_q,
         max_seqlen_k,
-    };
-    let call = Call {
-        alibi_slopes: Some(alibi_slopes),
-        packed: Some(packed),
-        ..Call::new(softmax_scale, Mask::Causal(causal))
-    };
-    Ok(run(q, k, v, call)?.0)
+        softmax_scale,
+        left,
+        right,
+        0.0,
+    )
 }
 
 /// [`flash_attn_varlen_windowed`] with ALiBi. Same signature as
@@ -347,7 +365,8 @@ pub fn flash_attn_varlen_alibi_windowed(
 
 /// [`flash_attn_varlen_windowed`] with optional ALiBi and a softcap
 /// ([`flash_attn_alibi_windowed_softcap`]). Same signature as
-/// `candle_flash_attn::flash_attn_varlen_alibi_windowed_softcap`.
+/// `candle_flash_attn::flash_attn_varlen_alibi_windowed_softcap`. Every varlen function above is
+/// this one with some arguments fixed.
 #[allow(clippy::too_many_arguments)]
 pub fn flash_attn_varlen_alibi_windowed_softcap(
     q: &Tensor,
@@ -373,10 +392,7 @@ pub fn flash_attn_varlen_alibi_windowed_softcap(
         alibi_slopes,
         softcap,
         packed: Some(packed),
-        ..Call::new(
-            softmax_scale,
-            Mask::Window(window_size_left, window_size_right),
-        )
+        ..Call::new(softmax_scale, (window_size_left, window_size_right))
     };
     Ok(run(q, k, v, call)?.0)
 }

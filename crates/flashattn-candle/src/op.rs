@@ -21,7 +21,9 @@ use crate::checks::{
 /// What one call asks for besides q, k and v.
 pub(crate) struct Call<'a> {
     pub softmax_scale: f32,
-    pub mask: Mask,
+    /// `window_size_left`, `window_size_right` as candle-flash-attn takes them (its causal flag
+    /// is `(None, Some(0))`), read as FlashAttention-2 reads them (`fa2_window`).
+    pub window: (Option<usize>, Option<usize>),
     /// f32 `[heads_q]` on q's device.
     pub alibi_slopes: Option<&'a Tensor>,
     /// FlashAttention-2's convention: 0 for none.
@@ -33,25 +35,17 @@ pub(crate) struct Call<'a> {
 }
 
 impl Call<'_> {
-    /// A dense call with only a scale and a mask.
-    pub fn new(softmax_scale: f32, mask: Mask) -> Self {
+    /// A dense call with only a scale and a window.
+    pub fn new(softmax_scale: f32, window: (Option<usize>, Option<usize>)) -> Self {
         Call {
             softmax_scale,
-            mask,
+            window,
             alibi_slopes: None,
             softcap: 0.0,
             packed: None,
             want_lse: false,
         }
     }
-}
-
-/// The mask, as candle-flash-attn's functions take it.
-pub(crate) enum Mask {
-    /// Bottom-right causal or none.
-    Causal(bool),
-    /// `window_size_left`, `window_size_right` (FlashAttention-2's, read by `fa2_window`).
-    Window(Option<usize>, Option<usize>),
 }
 
 /// The sequences of a varlen call: candle-flash-attn's `seqlens_q` / `seqlens_k` (prefix sums)
@@ -154,10 +148,7 @@ impl FlashAttnOp {
             check_same_device("seqlens_q", s.seqlens_q, q)?;
             check_same_device("seqlens_k", s.seqlens_k, q)?;
         }
-        let (causal, window) = match call.mask {
-            Mask::Causal(causal) => (causal, flashattn::Window::UNBOUNDED),
-            Mask::Window(left, right) => fa2_window(left, right, sizes.seqlen_k),
-        };
+        let (causal, window) = fa2_window(call.window.0, call.window.1, sizes.seqlen_k);
         Ok(FlashAttnOp {
             params: AttentionParams {
                 heads_kv: sizes.heads_kv,
