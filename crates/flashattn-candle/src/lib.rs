@@ -78,7 +78,8 @@
 //! - A negative or non-finite softcap is an error (FlashAttention-2 ignores it).
 //! - With ALiBi and the causal mask, FlashAttention-2 adds `slope * j` instead of `-slope * (i
 //!   + d - j)`: the same softmax, so the same output.
-//! - The LSE is returned ([`flash_attn_with_lse`]) instead of being dropped.
+//! - The LSE is returned ([`flash_attn_with_lse`], [`flash_attn_varlen_with_lse`]) instead of
+//!   being dropped.
 //! - Strides and offsets are 64-bit (no 32-bit casts), so tensors past 2^32 elements work.
 //! - Kernels for several GPU architectures in one build (`FLASHATTN_CUDA_ARCHS`, default
 //!   sm_80 + sm_90a, with a Hopper-specific kernel chosen at run time), not one arch per build.
@@ -266,6 +267,37 @@ pub fn flash_attn_varlen(
         right,
         0.0,
     )
+}
+
+/// [`flash_attn_varlen`] that also returns the log-sum-exp of each query row's scaled scores:
+/// `(o, lse)` with `lse` f32 `[heads_q, total_q]` (FlashAttention-2's packed layout), contiguous,
+/// `-inf` for a row that sees no key. candle-flash-attn has no such function.
+#[allow(clippy::too_many_arguments)]
+pub fn flash_attn_varlen_with_lse(
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    seqlens_q: &Tensor,
+    seqlens_k: &Tensor,
+    max_seqlen_q: usize,
+    max_seqlen_k: usize,
+    softmax_scale: f32,
+    causal: bool,
+) -> Result<(Tensor, Tensor)> {
+    let packed = Packed {
+        seqlens_q,
+        seqlens_k,
+        max_seqlen_q,
+        max_seqlen_k,
+    };
+    let call = Call {
+        packed: Some(packed),
+        want_lse: true,
+        ..Call::new(softmax_scale, causal_window(causal))
+    };
+    let (o, lse) = run(q, k, v, call)?;
+    let lse = lse.ok_or_else(|| checks::msg("the kernel launch produced no LSE"))?;
+    Ok((o, lse))
 }
 
 /// [`flash_attn_varlen`] with a sliding window per sequence ([`flash_attn_windowed`]). Same

@@ -30,7 +30,7 @@ pub(crate) struct Call<'a> {
     pub softcap: f32,
     /// Packed sequences (varlen); `None` for a dense batch.
     pub packed: Option<Packed<'a>>,
-    /// Also return the LSE (dense calls).
+    /// Also return the LSE.
     pub want_lse: bool,
 }
 
@@ -66,8 +66,7 @@ pub(crate) fn run(
 ) -> Result<(Tensor, Option<Tensor>)> {
     let op = FlashAttnOp::new(q, k, v, &call)?;
     let slot = op.lse.clone();
-    let p = &op.params;
-    let lse_shape = Shape::from((p.batch, p.heads_q, p.seqlen_q));
+    let lse_shape = op.lse_shape();
     let want_lse = op.want_lse;
     let o = q.apply_op3(k, v, op)?;
     if !want_lse {
@@ -165,7 +164,7 @@ impl FlashAttnOp {
                 )
             },
             dtype,
-            want_lse: call.want_lse && call.packed.is_none(),
+            want_lse: call.want_lse,
             alibi_slopes: call.alibi_slopes.cloned(),
             sequences: call.packed.as_ref().map(|s| Sequences {
                 seqlens_q: s.seqlens_q.clone(),
@@ -175,6 +174,16 @@ impl FlashAttnOp {
             }),
             lse: Arc::new(Mutex::new(None)),
         })
+    }
+
+    /// The LSE's shape: `[batch, heads_q, seqlen_q]`, or `[heads_q, total_q]` for packed
+    /// sequences (FlashAttention-2's layouts, the launch layer's).
+    fn lse_shape(&self) -> Shape {
+        let p = &self.params;
+        match &self.sequences {
+            None => Shape::from((p.batch, p.heads_q, p.seqlen_q)),
+            Some(s) => Shape::from((p.heads_q, s.total_q)),
+        }
     }
 
     /// The sizes the op was built for, as the checks compute them from a call's shapes.
@@ -220,7 +229,7 @@ impl FlashAttnOp {
         // LSE when one is passed, before anything reads them.
         let mut o = unsafe { dev.alloc::<T>(o_shape.elem_count()) }?;
         let mut lse = if self.want_lse {
-            Some(unsafe { dev.alloc::<f32>(p.batch * p.heads_q * p.seqlen_q) }?)
+            Some(unsafe { dev.alloc::<f32>(self.lse_shape().elem_count()) }?)
         } else {
             None
         };
@@ -251,7 +260,7 @@ impl FlashAttnOp {
                     offsets_view("seqlens_k", &sk, lk)?,
                 );
                 let seqs = flashattn::Varlen::new(&cu_q, &cu_k, s.total_q, s.total_k);
-                flashattn::forward_varlen(&stream, p, &seqs, qt, kt, vt, ot, None, heads)
+                flashattn::forward_varlen(&stream, p, &seqs, qt, kt, vt, ot, lse.as_mut(), heads)
             }
         };
         launched.map_err(|e| msg(e.to_string()))?;

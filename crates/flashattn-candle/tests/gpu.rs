@@ -11,8 +11,8 @@ use candle_core::{DType, Device, Tensor};
 use flashattn_candle::{
     flash_attn, flash_attn_alibi, flash_attn_alibi_windowed, flash_attn_alibi_windowed_softcap,
     flash_attn_varlen, flash_attn_varlen_alibi, flash_attn_varlen_alibi_windowed,
-    flash_attn_varlen_alibi_windowed_softcap, flash_attn_varlen_windowed, flash_attn_windowed,
-    flash_attn_with_lse, plain_attention,
+    flash_attn_varlen_alibi_windowed_softcap, flash_attn_varlen_windowed,
+    flash_attn_varlen_with_lse, flash_attn_windowed, flash_attn_with_lse, plain_attention,
 };
 use flashattn_ref::{ATOL, Element, HeadParams, Problem, Strides, TensorRef};
 use half::{bf16, f16};
@@ -608,11 +608,24 @@ fn varlen_case<E: Element>(dtype: DType, rng: &mut StdRng, dev: &Device) -> f64 
     let (sq_t, sk_t) = (offsets(&cu_q), offsets(&cu_k));
     let slopes_t = Tensor::new(slopes.as_slice(), dev).unwrap();
     let scale = p.softmax_scale;
+    let mut lse = None;
     let (o, via) = match mode {
-        0 => (
-            flash_attn_varlen(&q, &k, &v, &sq_t, &sk_t, max_q, max_k, scale, causal),
-            "varlen",
-        ),
+        0 => {
+            // With the LSE too: the same O bit for bit.
+            let (o, l) =
+                flash_attn_varlen_with_lse(&q, &k, &v, &sq_t, &sk_t, max_q, max_k, scale, causal)
+                    .unwrap();
+            assert_eq!(l.dims(), &[heads_q, total_q]);
+            lse = Some(l.flatten_all().unwrap().to_vec1::<f32>().unwrap());
+            let plain =
+                flash_attn_varlen(&q, &k, &v, &sq_t, &sk_t, max_q, max_k, scale, causal).unwrap();
+            assert_eq!(
+                host_f64(&plain),
+                host_f64(&o),
+                "flash_attn_varlen and _with_lse differ"
+            );
+            (Ok(o), "varlen (+ _with_lse)")
+        }
         1 => (
             flash_attn_varlen_windowed(&q, &k, &v, &sq_t, &sk_t, max_q, max_k, scale, left, right),
             "varlen_windowed",
@@ -664,7 +677,13 @@ fn varlen_case<E: Element>(dtype: DType, rng: &mut StdRng, dev: &Device) -> f64 
     let tv = TensorRef::new(&ve, Strides::bshd(total_k, heads_kv, d));
     let reference = flashattn_ref::reference_varlen(&p, &vl, tq, tk, tv, heads);
     let naive = flashattn_ref::naive_same_precision_varlen(&p, &vl, tq, tk, tv, heads);
-    let c = flashattn_ref::check(&vl.packed_problem(&p), &got, None, &reference, &naive);
+    let c = flashattn_ref::check(
+        &vl.packed_problem(&p),
+        &got,
+        lse.as_deref(),
+        &reference,
+        &naive,
+    );
     println!(
         "varlen {dtype:?} seqs q {cu_q:?} k {cu_k:?} hq{heads_q} hkv{heads_kv} d{d} causal={} window ({:?}, {:?}) alibi={alibi} softcap={softcap:.1} i32={signed} via {via}: ours {:.3e}, naive {:.3e}, ratio {:.3}",
         p.causal, p.window_left, p.window_right, c.o_max_err, c.o_naive_err, c.ratio
