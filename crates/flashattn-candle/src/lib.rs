@@ -63,12 +63,13 @@
 //! # Errors
 //!
 //! Every refusal is a [`candle_core::Error`], never a panic: CPU or Metal tensors, dtypes other
-//! than f16/bf16 (or q, k, v of different dtypes), ranks other than 4, shapes that disagree, a
-//! head dim this build has no kernel for ([`flashattn::compiled_head_dims`]), a non-contiguous
-//! `head_dim`, misaligned views, a non-finite or non-positive scale, a negative or non-finite
-//! softcap, ALiBi slopes or sequence offsets of the wrong dtype, shape or device. Shape, dtype and layout are
-//! checked before the device, so these errors read the same on any device. The launch
-//! layer's own checks and CUDA failures come back as errors carrying its message.
+//! than f16/bf16 (or q, k, v of different dtypes), ranks other than 4 (3 for varlen), shapes
+//! that disagree, a head dim this build has no kernel for ([`flashattn::compiled_head_dims`]), a
+//! non-contiguous `head_dim`, misaligned views, a non-finite or non-positive scale, a negative
+//! or non-finite softcap, ALiBi slopes or sequence offsets of the wrong dtype, shape or device.
+//! Shape, dtype and layout are checked before the device, so these errors read the same on any
+//! device. The launch layer's own checks and CUDA failures come back as errors carrying its
+//! message.
 //!
 //! # Differences from candle-flash-attn
 //!

@@ -7,11 +7,11 @@ use crate::checks::{Sizes, check_shapes};
 
 /// Attention from candle's own tensor ops, unfused: `q k^T` (matmul in q's dtype), scale, mask
 /// and softmax in f32, probabilities back to q's dtype, `p v` (matmul). Same arguments,
-/// layouts and semantics as [`flash_attn`](crate::flash_attn) (bottom-right causal mask, GQA, a row that sees no
-/// key gives zeros), on any device and dtype candle supports.
+/// layouts and semantics as [`flash_attn`](crate::flash_attn) (bottom-right causal mask, GQA,
+/// a row that sees no key gives zeros), on any device and dtype candle supports.
 ///
-/// It is the baseline the GPU tests and the example compare [`flash_attn`](crate::flash_attn) with, and a
-/// fallback where the kernels do not run (CPU, f32). It materialises the
+/// It is the baseline the GPU tests and the example compare [`flash_attn`](crate::flash_attn)
+/// with, and a fallback where the kernels do not run (CPU, f32). It materialises the
 /// `[batch, heads_q, seqlen_q, seqlen_k]` scores in f32: memory grows with the square of the
 /// sequence length.
 pub fn plain_attention(
