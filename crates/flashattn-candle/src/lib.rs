@@ -96,13 +96,22 @@ mod plain;
 
 use candle_core::{Result, Tensor};
 
-use op::{Call, Packed, run};
+use op::{Call, Packed, run, run_with_lse};
 pub use plain::plain_attention;
 
 /// candle-flash-attn's causal flag as the window arguments it hands FlashAttention-2: causal is
 /// no left side and a right side of 0.
 fn causal_window(causal: bool) -> (Option<usize>, Option<usize>) {
     (None, causal.then_some(0))
+}
+
+/// `call` over `packed`'s sequences.
+fn varlen(q: &Tensor, k: &Tensor, v: &Tensor, packed: Packed, call: Call) -> Result<Tensor> {
+    let call = Call {
+        packed: Some(packed),
+        ..call
+    };
+    run(q, k, v, &call)
 }
 
 /// Fused attention of `q` over `k`, `v`: `softmax(softmax_scale * q k^T [+ causal mask]) v`.
@@ -122,7 +131,7 @@ pub fn flash_attn(
     softmax_scale: f32,
     causal: bool,
 ) -> Result<Tensor> {
-    Ok(run(q, k, v, Call::new(softmax_scale, causal_window(causal)))?.0)
+    run(q, k, v, &Call::new(softmax_scale, causal_window(causal)))
 }
 
 /// [`flash_attn`] that also returns the log-sum-exp of each query row's scaled scores:
@@ -136,13 +145,7 @@ pub fn flash_attn_with_lse(
     softmax_scale: f32,
     causal: bool,
 ) -> Result<(Tensor, Tensor)> {
-    let call = Call {
-        want_lse: true,
-        ..Call::new(softmax_scale, causal_window(causal))
-    };
-    let (o, lse) = run(q, k, v, call)?;
-    let lse = lse.ok_or_else(|| checks::msg("the kernel launch produced no LSE"))?;
-    Ok((o, lse))
+    run_with_lse(q, k, v, &Call::new(softmax_scale, causal_window(causal)))
 }
 
 /// [`flash_attn`] with a sliding window instead of the causal flag: query `i` sees key `j` iff
@@ -158,16 +161,8 @@ pub fn flash_attn_windowed(
     window_size_left: Option<usize>,
     window_size_right: Option<usize>,
 ) -> Result<Tensor> {
-    flash_attn_alibi_windowed_softcap(
-        q,
-        k,
-        v,
-        None,
-        softmax_scale,
-        window_size_left,
-        window_size_right,
-        0.0,
-    )
+    let window = (window_size_left, window_size_right);
+    run(q, k, v, &Call::new(softmax_scale, window))
 }
 
 /// [`flash_attn`] with ALiBi: `alibi_slopes` f32 `[heads_q]` on q's device, bias `-slope *
@@ -180,8 +175,11 @@ pub fn flash_attn_alibi(
     softmax_scale: f32,
     causal: bool,
 ) -> Result<Tensor> {
-    let (left, right) = causal_window(causal);
-    flash_attn_alibi_windowed_softcap(q, k, v, Some(alibi_slopes), softmax_scale, left, right, 0.0)
+    let call = Call {
+        alibi_slopes: Some(alibi_slopes),
+        ..Call::new(softmax_scale, causal_window(causal))
+    };
+    run(q, k, v, &call)
 }
 
 /// [`flash_attn_windowed`] with ALiBi ([`flash_attn_alibi`]). Same signature as
@@ -195,22 +193,16 @@ pub fn flash_attn_alibi_windowed(
     window_size_left: Option<usize>,
     window_size_right: Option<usize>,
 ) -> Result<Tensor> {
-    flash_attn_alibi_windowed_softcap(
-        q,
-        k,
-        v,
-        Some(alibi_slopes),
-        softmax_scale,
-        window_size_left,
-        window_size_right,
-        0.0,
-    )
+    let call = Call {
+        alibi_slopes: Some(alibi_slopes),
+        ..Call::new(softmax_scale, (window_size_left, window_size_right))
+    };
+    run(q, k, v, &call)
 }
 
 /// [`flash_attn_windowed`] with optional ALiBi and a softcap (Gemma 2): scores become
 /// `softcap * tanh(softmax_scale * q.k / softcap)` before ALiBi and the mask; 0 turns the cap
-/// off. Same signature as `candle_flash_attn::flash_attn_alibi_windowed_softcap`. Every dense
-/// function above is this one with some arguments fixed.
+/// off. Same signature as `candle_flash_attn::flash_attn_alibi_windowed_softcap`.
 #[allow(clippy::too_many_arguments)]
 pub fn flash_attn_alibi_windowed_softcap(
     q: &Tensor,
@@ -227,7 +219,7 @@ pub fn flash_attn_alibi_windowed_softcap(
         softcap,
         ..Call::new(softmax_scale, (window_size_left, window_size_right))
     };
-    Ok(run(q, k, v, call)?.0)
+    run(q, k, v, &call)
 }
 
 /// Attention over sequences of different lengths packed without padding:
@@ -253,20 +245,13 @@ pub fn flash_attn_varlen(
     softmax_scale: f32,
     causal: bool,
 ) -> Result<Tensor> {
-    let (left, right) = causal_window(causal);
-    flash_attn_varlen_alibi_windowed_softcap(
+    let packed = Packed::new(seqlens_q, seqlens_k, max_seqlen_q, max_seqlen_k);
+    varlen(
         q,
         k,
         v,
-        None,
-        seqlens_q,
-        seqlens_k,
-        max_seqlen_q,
-        max_seqlen_k,
-        softmax_scale,
-        left,
-        right,
-        0.0,
+        packed,
+        Call::new(softmax_scale, causal_window(causal)),
     )
 }
 
@@ -285,20 +270,16 @@ pub fn flash_attn_varlen_with_lse(
     softmax_scale: f32,
     causal: bool,
 ) -> Result<(Tensor, Tensor)> {
-    let packed = Packed {
-        seqlens_q,
-        seqlens_k,
-        max_seqlen_q,
-        max_seqlen_k,
-    };
     let call = Call {
-        packed: Some(packed),
-        want_lse: true,
+        packed: Some(Packed::new(
+            seqlens_q,
+            seqlens_k,
+            max_seqlen_q,
+            max_seqlen_k,
+        )),
         ..Call::new(softmax_scale, causal_window(causal))
     };
-    let (o, lse) = run(q, k, v, call)?;
-    let lse = lse.ok_or_else(|| checks::msg("the kernel launch produced no LSE"))?;
-    Ok((o, lse))
+    run_with_lse(q, k, v, &call)
 }
 
 /// [`flash_attn_varlen`] with a sliding window per sequence ([`flash_attn_windowed`]). Same
@@ -316,20 +297,9 @@ pub fn flash_attn_varlen_windowed(
     window_size_left: Option<usize>,
     window_size_right: Option<usize>,
 ) -> Result<Tensor> {
-    flash_attn_varlen_alibi_windowed_softcap(
-        q,
-        k,
-        v,
-        None,
-        seqlens_q,
-        seqlens_k,
-        max_seqlen_q,
-        max_seqlen_k,
-        softmax_scale,
-        window_size_left,
-        window_size_right,
-        0.0,
-    )
+    let packed = Packed::new(seqlens_q, seqlens_k, max_seqlen_q, max_seqlen_k);
+    let window = (window_size_left, window_size_right);
+    varlen(q, k, v, packed, Call::new(softmax_scale, window))
 }
 
 /// [`flash_attn_varlen`] with ALiBi ([`flash_attn_alibi`]). Same signature as
@@ -347,21 +317,12 @@ pub fn flash_attn_varlen_alibi(
     softmax_scale: f32,
     causal: bool,
 ) -> Result<Tensor> {
-    let (left, right) = causal_window(causal);
-    flash_attn_varlen_alibi_windowed_softcap(
-        q,
-        k,
-        v,
-        Some(alibi_slopes),
-        seqlens_q,
-        seqlens_k,
-        max_seqlen_q,
-        max_seqlen_k,
-        softmax_scale,
-        left,
-        right,
-        0.0,
-    )
+    let packed = Packed::new(seqlens_q, seqlens_k, max_seqlen_q, max_seqlen_k);
+    let call = Call {
+        alibi_slopes: Some(alibi_slopes),
+        ..Call::new(softmax_scale, causal_window(causal))
+    };
+    varlen(q, k, v, packed, call)
 }
 
 /// [`flash_attn_varlen_windowed`] with ALiBi. Same signature as
@@ -380,26 +341,17 @@ pub fn flash_attn_varlen_alibi_windowed(
     window_size_left: Option<usize>,
     window_size_right: Option<usize>,
 ) -> Result<Tensor> {
-    flash_attn_varlen_alibi_windowed_softcap(
-        q,
-        k,
-        v,
-        Some(alibi_slopes),
-        seqlens_q,
-        seqlens_k,
-        max_seqlen_q,
-        max_seqlen_k,
-        softmax_scale,
-        window_size_left,
-        window_size_right,
-        0.0,
-    )
+    let packed = Packed::new(seqlens_q, seqlens_k, max_seqlen_q, max_seqlen_k);
+    let call = Call {
+        alibi_slopes: Some(alibi_slopes),
+        ..Call::new(softmax_scale, (window_size_left, window_size_right))
+    };
+    varlen(q, k, v, packed, call)
 }
 
 /// [`flash_attn_varlen_windowed`] with optional ALiBi and a softcap
 /// ([`flash_attn_alibi_windowed_softcap`]). Same signature as
-/// `candle_flash_attn::flash_attn_varlen_alibi_windowed_softcap`. Every varlen function above is
-/// this one with some arguments fixed.
+/// `candle_flash_attn::flash_attn_varlen_alibi_windowed_softcap`.
 #[allow(clippy::too_many_arguments)]
 pub fn flash_attn_varlen_alibi_windowed_softcap(
     q: &Tensor,
@@ -415,17 +367,11 @@ pub fn flash_attn_varlen_alibi_windowed_softcap(
     window_size_right: Option<usize>,
     softcap: f32,
 ) -> Result<Tensor> {
-    let packed = Packed {
-        seqlens_q,
-        seqlens_k,
-        max_seqlen_q,
-        max_seqlen_k,
-    };
+    let packed = Packed::new(seqlens_q, seqlens_k, max_seqlen_q, max_seqlen_k);
     let call = Call {
         alibi_slopes,
         softcap,
-        packed: Some(packed),
         ..Call::new(softmax_scale, (window_size_left, window_size_right))
     };
-    Ok(run(q, k, v, call)?.0)
+    varlen(q, k, v, packed, call)
 }

@@ -1,7 +1,7 @@
 //! The candle custom op: one call's checked sizes and options, launched in `cuda_fwd` through
 //! the launch layer (`flashattn::forward_with`, or `flashattn::forward_varlen` for packed
 //! sequences). The public functions of the crate describe their call as a [`Call`] and [`run`]
-//! it.
+//! it (or [`run_with_lse`]).
 
 use std::sync::{Arc, Mutex};
 
@@ -30,8 +30,6 @@ pub(crate) struct Call<'a> {
     pub softcap: f32,
     /// Packed sequences (varlen); `None` for a dense batch.
     pub packed: Option<Packed<'a>>,
-    /// Also return the LSE.
-    pub want_lse: bool,
 }
 
 impl Call<'_> {
@@ -43,7 +41,6 @@ impl Call<'_> {
             alibi_slopes: None,
             softcap: 0.0,
             packed: None,
-            want_lse: false,
         }
     }
 }
@@ -57,39 +54,52 @@ pub(crate) struct Packed<'a> {
     pub max_seqlen_k: usize,
 }
 
-/// Apply the call: the output (and the LSE where the call asked for it).
-pub(crate) fn run(
+impl<'a> Packed<'a> {
+    pub fn new(
+        seqlens_q: &'a Tensor,
+        seqlens_k: &'a Tensor,
+        max_seqlen_q: usize,
+        max_seqlen_k: usize,
+    ) -> Self {
+        Packed {
+            seqlens_q,
+            seqlens_k,
+            max_seqlen_q,
+            max_seqlen_k,
+        }
+    }
+}
+
+/// Apply the call: the output.
+pub(crate) fn run(q: &Tensor, k: &Tensor, v: &Tensor, call: &Call) -> Result<Tensor> {
+    q.apply_op3(k, v, FlashAttnOp::new(q, k, v, call, false)?)
+}
+
+/// Apply the call: the output and the LSE. A custom op returns one storage; the LSE comes back
+/// through the op's slot. It is not a differentiable output, so it enters the graph as a
+/// constant.
+pub(crate) fn run_with_lse(
     q: &Tensor,
     k: &Tensor,
     v: &Tensor,
-    call: Call,
-) -> Result<(Tensor, Option<Tensor>)> {
-    let op = FlashAttnOp::new(q, k, v, &call)?;
-    let slot = op.lse.clone();
-    let lse_shape = op.lse_shape();
-    let want_lse = op.want_lse;
+    call: &Call,
+) -> Result<(Tensor, Tensor)> {
+    let op = FlashAttnOp::new(q, k, v, call, true)?;
+    let (slot, lse_shape) = (op.lse.clone(), op.lse_shape(q.dims()[0]));
     let o = q.apply_op3(k, v, op)?;
-    if !want_lse {
-        return Ok((o, None));
-    }
-    // A custom op returns one storage; the LSE comes back through the op's slot. It is not a
-    // differentiable output, so it enters the graph as a constant.
     let lse = slot
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .take()
         .ok_or_else(|| msg("the kernel launch produced no LSE"))?;
     let lse = Tensor::from_storage(Storage::Cuda(lse), lse_shape, BackpropOp::none(), false);
-    Ok((o, Some(lse)))
+    Ok((o, lse))
 }
 
-/// The sequences of a varlen call as the op keeps them.
+/// The sequences of a varlen call as the op keeps them (the packed row counts are the tensors').
 struct Sequences {
     seqlens_q: Tensor,
     seqlens_k: Tensor,
-    /// Rows of packed q (and O) and of packed k and v.
-    total_q: usize,
-    total_k: usize,
 }
 
 /// The op: the call's options and checked sizes; the launch happens in
@@ -108,7 +118,7 @@ impl FlashAttnOp {
     /// Check everything that can be checked without a GPU, in the order a user would fix it:
     /// dtype, ranks and shapes, layout, head dim, scalar options, side tensors, and the
     /// devices last.
-    fn new(q: &Tensor, k: &Tensor, v: &Tensor, call: &Call) -> Result<Self> {
+    fn new(q: &Tensor, k: &Tensor, v: &Tensor, call: &Call, want_lse: bool) -> Result<Self> {
         let dtype = check_dtypes(q.dtype(), k.dtype(), v.dtype())?;
         let (qd, kd, vd) = (q.dims(), k.dims(), v.dims());
         let sizes = match &call.packed {
@@ -164,25 +174,23 @@ impl FlashAttnOp {
                 )
             },
             dtype,
-            want_lse: call.want_lse,
+            want_lse,
             alibi_slopes: call.alibi_slopes.cloned(),
             sequences: call.packed.as_ref().map(|s| Sequences {
                 seqlens_q: s.seqlens_q.clone(),
                 seqlens_k: s.seqlens_k.clone(),
-                total_q: qd[0],
-                total_k: kd[0],
             }),
             lse: Arc::new(Mutex::new(None)),
         })
     }
 
     /// The LSE's shape: `[batch, heads_q, seqlen_q]`, or `[heads_q, total_q]` for packed
-    /// sequences (FlashAttention-2's layouts, the launch layer's).
-    fn lse_shape(&self) -> Shape {
+    /// sequences, `total_q` being q's rows (FlashAttention-2's layouts, the launch layer's).
+    fn lse_shape(&self, q_rows: usize) -> Shape {
         let p = &self.params;
         match &self.sequences {
             None => Shape::from((p.batch, p.heads_q, p.seqlen_q)),
-            Some(s) => Shape::from((p.heads_q, s.total_q)),
+            Some(_) => Shape::from((p.heads_q, q_rows)),
         }
     }
 
@@ -214,13 +222,15 @@ impl FlashAttnOp {
         let (vv, vs) = view::<T>("v", v)?;
 
         let dev = q.0.device();
+        // Packed: the tensors' rows (the launch layer checks them against the offsets' ends).
+        let (total_q, total_k) = (q.1.dims()[0], k.1.dims()[0]);
         let (o_shape, o_strides) = match &self.sequences {
             None => (
                 Shape::from((p.batch, p.seqlen_q, p.heads_q, p.head_dim)),
                 Strides::bshd(p.seqlen_q, p.heads_q, p.head_dim),
             ),
-            Some(s) => (
-                Shape::from((s.total_q, p.heads_q, p.head_dim)),
+            Some(_) => (
+                Shape::from((total_q, p.heads_q, p.head_dim)),
                 Strides::packed(p.heads_q, p.head_dim),
             ),
         };
@@ -229,7 +239,7 @@ impl FlashAttnOp {
         // LSE when one is passed, before anything reads them.
         let mut o = unsafe { dev.alloc::<T>(o_shape.elem_count()) }?;
         let mut lse = if self.want_lse {
-            Some(unsafe { dev.alloc::<f32>(self.lse_shape().elem_count()) }?)
+            Some(unsafe { dev.alloc::<f32>(self.lse_shape(total_q).elem_count()) }?)
         } else {
             None
         };
@@ -259,7 +269,7 @@ impl FlashAttnOp {
                     offsets_view("seqlens_q", &sq, lq)?,
                     offsets_view("seqlens_k", &sk, lk)?,
                 );
-                let seqs = flashattn::Varlen::new(&cu_q, &cu_k, s.total_q, s.total_k);
+                let seqs = flashattn::Varlen::new(&cu_q, &cu_k, total_q, total_k);
                 flashattn::forward_varlen(&stream, p, &seqs, qt, kt, vt, ot, lse.as_mut(), heads)
             }
         };
@@ -351,21 +361,18 @@ impl candle_core::CustomOp3 for FlashAttnOp {
     ) -> Result<(CudaStorage, Shape)> {
         let expected = self.sizes();
         let (qd, kd, vd) = (q_l.dims(), k_l.dims(), v_l.dims());
-        let (sizes, rows) = match &self.sequences {
-            None => (check_shapes(qd, kd, vd)?, None),
-            Some(s) => (
-                check_packed_shapes(
-                    qd,
-                    kd,
-                    vd,
-                    expected.batch,
-                    expected.seqlen_q,
-                    expected.seqlen_k,
-                )?,
-                Some(((qd[0], kd[0]), (s.total_q, s.total_k))),
-            ),
+        let sizes = match &self.sequences {
+            None => check_shapes(qd, kd, vd)?,
+            Some(_) => check_packed_shapes(
+                qd,
+                kd,
+                vd,
+                expected.batch,
+                expected.seqlen_q,
+                expected.seqlen_k,
+            )?,
         };
-        if sizes != expected || rows.is_some_and(|(got, built)| got != built) {
+        if sizes != expected {
             return Err(msg(format!(
                 "the op was built for {expected:?} but applied to {sizes:?} (q {qd:?}, k {kd:?})"
             )));

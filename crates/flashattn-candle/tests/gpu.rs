@@ -198,16 +198,52 @@ fn run_case<E: Element>(
 }
 
 fn run<E: Element>(p: &Problem, views: [View; 3], rng: &mut StdRng, dev: &Device) -> Outcome {
-    let dtype = if E::NAME == "bf16" {
+    run_case::<E>(p, dtype_of::<E>(), views, rng, dev)
+}
+
+/// candle's dtype of the element type `E` (f16 or bf16).
+fn dtype_of<E: Element>() -> DType {
+    if E::NAME == "bf16" {
         DType::BF16
     } else {
         DType::F16
-    };
-    run_case::<E>(p, dtype, views, rng, dev)
+    }
 }
 
 fn compiled(dtype: flashattn::DType) -> Vec<usize> {
     flashattn::compiled_head_dims(dtype)
+}
+
+/// A head dim this build has for `E`, then 1-3 KV heads in groups of 1, 2 or 4:
+/// `(head_dim, heads_q, heads_kv)`.
+fn draw_heads<E: Element>(rng: &mut StdRng) -> (usize, usize, usize) {
+    let dims = compiled(if E::NAME == "bf16" {
+        flashattn::DType::BF16
+    } else {
+        flashattn::DType::F16
+    });
+    let d = dims[rng.random_range(0..dims.len())];
+    let heads_kv = rng.random_range(1..=3);
+    let heads_q = heads_kv * [1, 2, 4][rng.random_range(0..3)];
+    (d, heads_q, heads_kv)
+}
+
+/// A random case: its rule ratio.
+type CaseFn = fn(&mut StdRng, &Device) -> f64;
+
+/// `cases` cases drawn from `seed`, bf16 and f16 in turn: the worst rule ratio.
+fn worst_of(seed: u64, cases: usize, bf16_case: CaseFn, f16_case: CaseFn) -> f64 {
+    let dev = device();
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..cases)
+        .map(|i| {
+            if i % 2 == 0 {
+                bf16_case(&mut rng, &dev)
+            } else {
+                f16_case(&mut rng, &dev)
+            }
+        })
+        .fold(0.0, f64::max)
 }
 
 #[test]
@@ -400,15 +436,9 @@ fn draw_values<E: Element>(rng: &mut StdRng, n: usize) -> (Vec<f32>, Vec<E>) {
 /// The masks and score modifiers of candle-flash-attn's dense functions (windows, ALiBi,
 /// softcap), each call through the function a caller would pick, against the f64 reference
 /// under the project's rule.
-fn masked_case<E: Element>(dtype: DType, rng: &mut StdRng, dev: &Device) -> f64 {
-    let dims = compiled(if dtype == DType::BF16 {
-        flashattn::DType::BF16
-    } else {
-        flashattn::DType::F16
-    });
-    let d = dims[rng.random_range(0..dims.len())];
-    let heads_kv = rng.random_range(1..=3);
-    let heads_q = heads_kv * [1, 2, 4][rng.random_range(0..3)];
+fn masked_case<E: Element>(rng: &mut StdRng, dev: &Device) -> f64 {
+    let dtype = dtype_of::<E>();
+    let (d, heads_q, heads_kv) = draw_heads::<E>(rng);
     let batch = rng.random_range(1..=2);
     let sq = rng.random_range(1..=260);
     let sk = if rng.random_bool(0.3) {
@@ -501,31 +531,15 @@ fn masked_case<E: Element>(dtype: DType, rng: &mut StdRng, dev: &Device) -> f64 
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn windows_alibi_and_softcap_match_the_reference() {
-    let dev = device();
-    let mut rng = StdRng::seed_from_u64(21);
-    let mut worst = 0f64;
-    for i in 0..40 {
-        let r = if i % 2 == 0 {
-            masked_case::<bf16>(DType::BF16, &mut rng, &dev)
-        } else {
-            masked_case::<f16>(DType::F16, &mut rng, &dev)
-        };
-        worst = worst.max(r);
-    }
+    let worst = worst_of(21, 40, masked_case::<bf16>, masked_case::<f16>);
     println!("worst over 40 masked cases: rule ratio {worst:.3} (pass <= 1)");
 }
 
 /// candle-flash-attn's varlen functions on packed batches (empty sequences among them), with
 /// u32 or i32 offsets, against the reference sequence by sequence.
-fn varlen_case<E: Element>(dtype: DType, rng: &mut StdRng, dev: &Device) -> f64 {
-    let dims = compiled(if dtype == DType::BF16 {
-        flashattn::DType::BF16
-    } else {
-        flashattn::DType::F16
-    });
-    let d = dims[rng.random_range(0..dims.len())];
-    let heads_kv = rng.random_range(1..=3);
-    let heads_q = heads_kv * [1, 2, 4][rng.random_range(0..3)];
+fn varlen_case<E: Element>(rng: &mut StdRng, dev: &Device) -> f64 {
+    let dtype = dtype_of::<E>();
+    let (d, heads_q, heads_kv) = draw_heads::<E>(rng);
     let batch = rng.random_range(1..=5);
     let (mut cu_q, mut cu_k) = (vec![0usize], vec![0usize]);
     for _ in 0..batch {
@@ -695,17 +709,7 @@ fn varlen_case<E: Element>(dtype: DType, rng: &mut StdRng, dev: &Device) -> f64 
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn varlen_functions_match_the_reference() {
-    let dev = device();
-    let mut rng = StdRng::seed_from_u64(22);
-    let mut worst = 0f64;
-    for i in 0..40 {
-        let r = if i % 2 == 0 {
-            varlen_case::<bf16>(DType::BF16, &mut rng, &dev)
-        } else {
-            varlen_case::<f16>(DType::F16, &mut rng, &dev)
-        };
-        worst = worst.max(r);
-    }
+    let worst = worst_of(22, 40, varlen_case::<bf16>, varlen_case::<f16>);
     println!("worst over 40 varlen cases: rule ratio {worst:.3} (pass <= 1)");
 }
 
