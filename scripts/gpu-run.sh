@@ -16,7 +16,8 @@
 # suite's microsecond kernels read 1-3% slower after minutes of tests). TEST_FILTER (a bash
 # regex) limits the tests step to the test executables whose names match. kernel-ab: named
 # configurations (KERNEL_AB) against the dispatcher's choice, same run, pairs pooled. AB_OLD may be an .xz
-# file (the other build's flashattn-bench as carried). FUZZ_SANITIZER_ARGS replaces the
+# file (the other build's flashattn-bench as carried). FUZZ_ARGS: the fuzz step's spaces (';'-separated
+# flashattn-fuzz arguments; default the whole space, then the --walks and --splits presets). FUZZ_SANITIZER_ARGS replaces the
 # fuzz-sanitizer step's space (default --small), e.g. '--max-seqlen 300 --config A,B --features always',
 # and FUZZ_SANITIZER_CASES its case counts under memcheck, racecheck, synccheck (default "200 100 100").
 # SANITIZER_LIMIT (seconds) bounds each compute-sanitizer run of the sanitizer steps, so a call with
@@ -115,9 +116,18 @@ for step in $steps; do
       # The decode fuzzer's random caches (DECODE_SANITIZER_CASES, default 60).
       FLASHATTN_DECODE_CASES=${DECODE_SANITIZER_CASES:-60} sanitize decode "$bin/fuzz--gpu_decode" decode_matches ;;
     fuzz)
-      start=$SECONDS
-      "$bin/flashattn-fuzz" ${FUZZ_ARGS:---cases 2000 --seed 1} --json "$out/fuzz.json" > "$out/fuzz.log" 2>&1
-      note "fuzz: rc=$? in $((SECONDS - start)) s"; tail -30 "$out/fuzz.log" | tee -a "$summary" ;;
+      # The fuzzer in each of FUZZ_ARGS's spaces (';'-separated): by default its whole space, then
+      # the presets that reach the schedules a random case seldom takes (the persistent walks and
+      # causal folds; the split tails, which need 4,096 keys and a workspace). Logs and JSON
+      # fuzz.log / fuzz.json for the first space, fuzz-N.* for space N after it.
+      IFS=';' read -r -a fuzz_spaces <<< "${FUZZ_ARGS:---cases 2000 --seed 1;--walks --seconds 90 --seed 2;--splits --seconds 90 --seed 3}"
+      for i in "${!fuzz_spaces[@]}"; do
+        space=${fuzz_spaces[$i]} suffix=${i/#0/}; suffix=${suffix:+-$suffix}
+        start=$SECONDS log="$out/fuzz$suffix.log"
+        "$bin/flashattn-fuzz" $space --json "$out/fuzz$suffix.json" > "$log" 2>&1
+        note "fuzz ($space): rc=$? in $((SECONDS - start)) s; $(grep -E '^[0-9]+ cases, [0-9]+ failed|^all [0-9]+ cases passed' "$log" | tail -1)"
+        tail -30 "$log" | tee -a "$summary"
+      done ;;
     fuzz-sanitizer)
       # FUZZ_SANITIZER_CASES: the cases under memcheck, racecheck and synccheck (racecheck on a
       # 512-thread ws CTA is the slow one: a call with little device time passes e.g. "60 30 30"),

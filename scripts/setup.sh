@@ -117,6 +117,22 @@ for n in sorted(names):
     export CUDA_COMPUTE_CAP="${CUDA_COMPUTE_CAP:-90}"
 }
 
+# For scripts/sass-diff.sh only: cuobjdump and the nvdisasm it runs, which the toolkit above leaves
+# out. No 13.0 wheel of them exists; 13.2's read 13.0's sm_80 and sm_90a objects.
+flashattn_setup_cuobjdump() {
+    if [ ! -x "$CUDA_ROOT/bin/cuobjdump" ] || [ ! -x "$CUDA_ROOT/bin/nvdisasm" ]; then
+        log "installing cuobjdump and nvdisasm 13.2 into $CUDA_ROOT/bin"
+        local tmp tool; tmp=$(mktemp -d)
+        python3 -m pip install --quiet --disable-pip-version-check --no-deps --target "$tmp" \
+            nvidia-cuda-cuobjdump==13.2.51 nvidia-cuda-nvdisasm==13.2.51
+        for tool in cuobjdump nvdisasm; do
+            cp "$tmp/nvidia/cu13/bin/$tool" "$CUDA_ROOT/bin/$tool.part"
+            mv "$CUDA_ROOT/bin/$tool.part" "$CUDA_ROOT/bin/$tool"
+        done
+        rm -rf "$tmp"
+    fi
+}
+
 install_libclang
 install_cuda
 

@@ -1,12 +1,13 @@
 // The warp-specialized Hopper forward kernel (sm_90a): the same per-warpgroup math as
 // fwd_kernel.cuh (warpgroup_tile.cuh), fed differently. A producer warpgroup hands its registers to
-// the two or three consumer warpgroups and one of its threads issues every copy: per tile Q (in
-// parts, q_parts), and K and V of each key tile as TMA boxes into a ring of shared-memory buffers,
+// the two or three consumer warpgroups and one of its threads issues every copy (issue_copies):
+// per tile Q (in parts, q_parts), and K and V of each key tile as TMA boxes into a ring of buffers
+// (ws_shared_memory.cuh has where everything lies),
 // each buffer's arrival counted in bytes by a full barrier and its release by the consumers counted
 // by an empty barrier, K's and V's apart (a K buffer is free once Q.K^T has read it, a turn before
 // P.V frees V's, and the K that refills it starts loading then). No consumer thread issues a load
 // or waits at a CTA-wide barrier in the key loop, so the copies run ahead by the whole ring while
-// the consumers compute.
+// the consumers compute, taking turns at the tensor cores (TurnRing).
 //
 // kPersistent: one CTA per SM walks its tiles (TileSchedule, stepped by the producer, which
 // announces each tile to the consumers) with the ring, the barriers' phases and the consumers'
@@ -46,6 +47,7 @@
 #include "sm90/traits.cuh"
 #include "sm90/warpgroup_tile.cuh"
 #include "sm90/wgmma.cuh"
+#include "sm90/ws_shared_memory.cuh"
 
 namespace flashattn::sm90 {
 
@@ -67,24 +69,44 @@ struct WsArgs {
     WalkDeal deal;
 };
 
-// Q comes in parts, each one TMA box (per 64 columns) with its own pair of barriers (landed;
-// read by its consumers' warps): one per consumer in the walks and with three consumers, one for
-// all in the two-consumer one-tile-per-CTA kernel. A consumer then waits only for its own rows
-// and, in a walk, releases them at its last Q.K^T for the next tile's while the others still
-// compute. Measured on the H200 against one part (docs/benchmarks/2026-11-29-h200-walk-boundaries.md):
-// the head-dim-128 walks 0-0.5% faster (1.1-1.6% at S4096 and with softcap, ALiBi 0.4% slower),
-// the head-dim-64 walks unchanged, the three-consumer one-tile-per-CTA kernel 2.5% faster at f16
-// B4 H8 S512, the two-consumer one 1.4-1.7% slower at f16 S512 (so it keeps one part).
-template <typename Traits>
-__host__ __device__ constexpr int q_parts(bool persistent) {
-    return persistent || Traits::kConsumers > 2 ? Traits::kConsumers : 1;
-}
-
 // Named barriers 1 .. kConsumers: consumer c's turn at the tensor cores is barrier 1 + c.
 constexpr int kTurnBarrier = 1;
 // The next kConsumers: a consumer's 128 threads before copying its O rows out.
 template <typename Traits>
 constexpr int kEpilogueBarrier = kTurnBarrier + Traits::kConsumers;
+
+// The consumers take turns at the tensor cores, in a ring: in its turn a consumer issues
+// Q.K^T of key tile j and P.V of tile j - 1, then lets the next one issue while it waits for
+// S and runs tile j's softmax (FlashAttention-3's ping-pong; with three consumers a softmax
+// runs under two others' GEMMs). O is rescaled to tile j - 1's row max just before P.V of
+// j - 1 accumulates into it. Turns go round strictly over the CTA's whole life, across its
+// tiles: consumer c's turn waits for consumer c - 1's previous one, consumer 0's for the last
+// consumer's (except the CTA's first turn). Each named barrier sees as many arrivals as
+// waits: the last consumer's last turn of a tile hands on to consumer 0's next tile, and
+// after the CTA's last tile to nobody (one tile per CTA), or consumer 0 takes it
+// (persistent: whether a tile is the last is known only after it).
+template <int kConsumers, bool kPersistent>
+struct TurnRing {
+    static constexpr int kLast = kConsumers - 1;
+    int consumer;
+    bool took_turn = false;  // consumer 0: whether any turn came before this one
+
+    __device__ __forceinline__ explicit TurnRing(int consumer_index) : consumer(consumer_index) {}
+    // Wait for the consumer before (the CTA's first turn, consumer 0's, waits for nobody).
+    __device__ __forceinline__ void begin() {
+        if (consumer != 0 || took_turn) named_barrier_sync(kTurnBarrier + consumer, 256);
+        took_turn = true;
+    }
+    // Hand on to the next consumer; tile_done: the consumer's last turn of a tile.
+    __device__ __forceinline__ void end(bool tile_done) {
+        if (kPersistent || consumer != kLast || !tile_done)
+            named_barrier_arrive(kTurnBarrier + (consumer == kLast ? 0 : consumer + 1), 256);
+    }
+    // After the CTA's last tile: consumer 0 takes the last hand-over of a walk.
+    __device__ __forceinline__ void close() {
+        if (kPersistent && consumer == 0 && took_turn) named_barrier_sync(kTurnBarrier, 256);
+    }
+};
 
 // Zero rows [valid_rows, kBlockN) of a K/V tile in the swizzle layout, from one warp. A row's
 // 128 bytes in each atom are its own (the swizzle permutes chunks within the row), so whole rows
@@ -142,6 +164,104 @@ struct WsTile {
     __device__ __forceinline__ bool ends_inside() const { return walk_first + n_blocks < walk_keys; }
 };
 
+// The producer's copying thread: every copy of the CTA's tiles, in the order the consumers use
+// them. Per tile its Q in parts, then its key tiles' K and V into the ring, as far ahead of the
+// consumers as the ring's free buffers allow. next_tile() steps `tile` and `coords` to the CTA's
+// next tile, false after its last.
+//
+// In a walk this thread also announces each tile after the first: it works the tile out and
+// writes its coordinates (query tile, head, batch) to a slot before it announces the tile's
+// Q, and after the CTA's last tile a slot that says the walk ends, completing that Q buffer's
+// barriers without a copy. A consumer waits for the next announcement and reads the slot
+// instead of stepping the schedule itself, whose integer divisions and parameter loads (the
+// launch's tile count among them) lay between its store of O and its next tile's first
+// Q.K^T: on the H200 the three-consumer head-dim-64 walk runs 2.5-3.5% faster at 512 to 1,024
+// keys (1% at 4,096), the two-consumer one 5-7%, the head-dim-128 walks 0.5-2.5%
+// (docs/benchmarks/2026-11-29-h200-tile-boundary.md, 2026-11-29-h200-walk-boundaries.md). A
+// walk skips no tile (the launcher walks no varlen call, and only calls with keys), so every
+// tile has a Q to announce. Tile t's slot is t % kSlots (WsSharedMemory), written before this
+// thread waits for any of the tile's Q parts to be free: every consumer warp read the slot's previous
+// tile, t - kSlots, before it released its part of that tile's Q (one buffer: it reads a
+// slot before the tile; two, with the look-ahead: in the last turn of the tile before), and
+// this thread waited for those releases before it issued tile t - 1's Q into the same buffer.
+template <bool kPersistent, bool kSplitTail, typename Traits, typename F, typename NextTile>
+__device__ __forceinline__ void issue_copies(const WsArgs &args, const WsSharedMemory<Traits, kPersistent> &smem,
+                                             const WsTile<Traits, F> &tile, const int3 &coords, NextTile &next_tile) {
+    using Smem = WsSharedMemory<Traits, kPersistent>;
+    constexpr int kBlockM = Traits::kBlockM;
+    constexpr int kBlockN = Traits::kBlockN;
+    constexpr int kStages = Traits::kStages;
+    constexpr int kAtoms = Traits::kAtoms;
+    constexpr int kQBuffers = Smem::kQBuffers;
+    constexpr int kQParts = Smem::kQParts;
+    const FlashAttnFwdParams &p = args.params;
+    int kv = 0;  // key tiles this CTA has loaded
+    int t = 0;   // tiles this CTA has started
+    do {
+        if (tile.work.skipped()) continue;
+        const int head = tile.work.head;
+        const int kv_head = head / (p.heads_q / p.heads_kv);
+        auto load_kv = [&](int i) {
+            const int j = kv + i, stage = j % kStages;
+            if (j >= kStages) barrier_wait(smem.k_empty(stage), Smem::ring_parity(j) ^ 1);
+            const int row = tile.work.k_first + tile.key0(i);
+            barrier_arrive_expect_tx(smem.k_full(stage), Traits::kTileBytes);
+#pragma unroll
+            for (int a = 0; a < kAtoms; ++a)
+                tma_load_4d(smem.k_tile(stage) + a * kBlockN * kAtomRowBytes, &args.k, smem.k_full(stage), a * 64, row,
+                            kv_head, tile.batch_coord);
+            if (j >= kStages) barrier_wait(smem.v_empty(stage), Smem::ring_parity(j) ^ 1);
+            barrier_arrive_expect_tx(smem.v_full(stage), Traits::kTileBytes);
+#pragma unroll
+            for (int a = 0; a < kAtoms; ++a)
+                tma_load_4d(smem.v_tile(stage) + a * kBlockN * kAtomRowBytes, &args.v, smem.v_full(stage), a * 64, row,
+                            kv_head, tile.batch_coord);
+        };
+        // The CTA's first Q goes first. A later one waits for the previous tile's last
+        // Q.K^T, part by part; the tile's first key tile goes ahead of those waits (its
+        // buffer is freed by the previous tile's walk).
+        const int before_q = t > 0 ? 1 : 0;
+        if (t > 0) load_kv(0);
+        if (kPersistent && t > 0) {
+            int *slot = smem.tile_slot(t);
+            slot[0] = coords.x;
+            slot[1] = coords.y;
+            slot[2] = coords.z;
+            if (kSplitTail) slot[3] = tile.walk_first | (tile.walk_first + tile.n_blocks) << 16;
+        }
+#pragma unroll
+        for (int part = 0; part < kQParts; ++part) {
+            // The part's previous use: with two buffers, two tiles back.
+            if (t >= kQBuffers) barrier_wait(smem.q_empty(t, part), (t / kQBuffers - 1) & 1);
+            // (The arrival releases the slot's writes.)
+            barrier_arrive_expect_tx(smem.q_full(t, part), Traits::kQBytes / kQParts);
+            const int row = part * Smem::kQPartRows;
+#pragma unroll
+            for (int a = 0; a < kAtoms; ++a)
+                tma_load_4d(smem.q_tile(t) + (a * kBlockM + row) * kAtomRowBytes, &args.q, smem.q_full(t, part),
+                            a * 64, tile.work.q_first + tile.work.row_begin + row, head, tile.batch_coord);
+        }
+        timeline_mark(t, kMarkQIssued);
+        timeline_value(t, kMarkTile, 1 + tile.work.row_begin + (1ull << 24) * (head + (1ull << 16) * tile.batch_coord));
+        timeline_value(t, kMarkKeyTiles, tile.n_blocks);
+        for (int i = before_q; i < tile.n_blocks; ++i) load_kv(i);
+        kv += tile.n_blocks;
+        ++t;
+    } while (next_tile());
+    if constexpr (kPersistent) {
+        // The walk's end, announced like a tile: a slot saying so, its buffer's Q barriers
+        // completed without a copy (once each part's previous use is over, as above; the
+        // wait written out twice: as one lambda ptxas allocated the producer's registers
+        // differently in 30 walking kernels).
+        smem.tile_slot(t)[0] = -1;
+#pragma unroll
+        for (int part = 0; part < kQParts; ++part) {
+            if (t >= kQBuffers) barrier_wait(smem.q_empty(t, part), (t / kQBuffers - 1) & 1);
+            barrier_arrive(smem.q_full(t, part));
+        }
+    }
+}
+
 template <typename Traits, Variant kVariant, bool kPersistent>
 __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_constant__ WsArgs args) {
     // The persistent walk releases Q after a tile's last Q.K^T, so O needs a tile of its own or
@@ -154,84 +274,26 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     using Work = TileWork<Element, F>;
     using Tile = WarpgroupTile<Traits, F>;
     constexpr int kBlockM = Traits::kBlockM;
-    constexpr int kBlockN = Traits::kBlockN;
     constexpr int kStages = Traits::kStages;
     constexpr int kAtoms = Traits::kAtoms;
     const FlashAttnFwdParams &p = args.params;
 
     extern __shared__ unsigned char smem_raw[];
-    const uint32_t smem_base = (sm80::smem_addr(smem_raw) + kSwizzleBytes - 1) & ~static_cast<uint32_t>(kSwizzleBytes - 1);
-    const uint32_t q_smem = smem_base;
-    auto k_smem = [&](int stage) { return smem_base + Traits::kQBytes + stage * 2 * Traits::kTileBytes; };
-    auto v_smem = [&](int stage) { return k_smem(stage) + Traits::kTileBytes; };
-    // O is staged in its own tile after the ring (persistent, where it fits), else in the Q tile.
-    constexpr bool kOTile = kPersistent && Traits::kSeparateO;
-    const uint32_t o_smem = kOTile ? k_smem(kStages) : q_smem;
+    using Smem = WsSharedMemory<Traits, kPersistent>;
+    const Smem smem(smem_raw);
+    constexpr bool kOTile = Smem::kOTile;
+    constexpr int kQBuffers = Smem::kQBuffers;
+    constexpr int kQParts = Smem::kQParts;
     // Where a short tile is split by keys (split_tile; the merge's slot is the O tile).
     constexpr bool kSplitShortTiles = kPersistent && Traits::kWalkSplitsShortTiles;
     // Where the launcher may split a walk's tail across the CTAs (SplitTail, merge_pieces below):
     // the head-dim-128 walks, whose O leaves from registers.
     constexpr bool kSplitTail = kOFromRegisters;
     // The two-consumer head-dim-64 walk issues each tile's first Q.K^T ahead of it (kAhead, below),
-    // with two Q buffers (WsTraits::kPersistentQBuffers): the second after the O tile, tile t in
-    // buffer t % 2 (its (t / 2)-th use), each buffer with its own pair of barriers.
-    constexpr int kQBuffers = kPersistent ? Traits::kPersistentQBuffers : 1;
+    // in the other of its two Q buffers.
     constexpr bool kAhead = kQBuffers == 2;
     // (Two consumers' walks split no short tile: a state does not fit their O tile.)
     static_assert(!kAhead || (kOTile && !kSplitShortTiles));
-    // Barriers: Q's part 0 landed and read by its consumer warps; per stage, K landed, V landed,
-    // K read and V read by every consumer warp; the first key tile's V with its tail zeroed
-    // (varlen); then Q's other parts' pairs. K and V are released apart because Q.K^T of a key
-    // tile is done a whole turn before its P.V: with one release for both, the K that refills a
-    // buffer started loading only when the tensor cores were about to need it (two buffers at
-    // head dim 256 left a TMA latency of idle tensor cores in every turn).
-    const uint32_t barriers = k_smem(kStages) + (kOTile ? Traits::kOBytes : 0) + (kAhead ? Traits::kQBytes : 0);
-    // Q's parts (q_parts): part c is consumer c's rows, or all of them where there is one. Pair
-    // b * kQParts + c is buffer b's part c.
-    constexpr int kQParts = q_parts<Traits>(kPersistent);
-    constexpr int kQPartRows = kBlockM / kQParts;
-    const uint32_t q_more_pairs = barriers + 8 * (3 + 4 * kStages + Traits::kMergeBarriers);
-    auto q_full_of = [&](int tt, int part) {
-        const int pair = (kQBuffers == 2 ? (tt & 1) * kQParts : 0) + part;
-        return pair == 0 ? barriers : q_more_pairs + 16 * (pair - 1);
-    };
-    auto q_empty_of = [&](int tt, int part) { return q_full_of(tt, part) + 8; };
-    auto q_smem_of = [&](int tt) { return kQBuffers == 2 && (tt & 1) ? k_smem(kStages) + Traits::kOBytes : q_smem; };
-    auto q_parity = [](int tt) { return static_cast<uint32_t>((tt / kQBuffers) & 1); };
-    auto k_full = [&](int stage) { return barriers + 8 * (2 + stage); };
-    auto v_full = [&](int stage) { return barriers + 8 * (2 + kStages + stage); };
-    auto k_empty = [&](int stage) { return barriers + 8 * (2 + 2 * kStages + stage); };
-    auto v_empty = [&](int stage) { return barriers + 8 * (2 + 3 * kStages + stage); };
-    const uint32_t v_tail_zeroed = barriers + 8 * (2 + 4 * kStages);
-    // A split tile's merge (split_tile): every consumer in; consumer c's state written; read.
-    const uint32_t merge_entry = barriers + 8 * (3 + 4 * kStages);
-    auto merge_full = [&](int c) { return merge_entry + 8 * c; };
-    auto merge_read = [&](int c) { return merge_entry + 8 * (Traits::kConsumers - 1 + c); };
-    // A walk's tiles after its first are announced by the producer: it works each one out and
-    // writes its coordinates (query tile, head, batch) to a slot before it announces the tile's
-    // Q, and after the CTA's last tile a slot that says the walk ends, completing that Q buffer's
-    // barriers without a copy. A consumer waits for the next announcement and reads the slot
-    // instead of stepping the schedule itself, whose integer divisions and parameter loads (the
-    // launch's tile count among them) lay between its store of O and its next tile's first
-    // Q.K^T: on the H200 the three-consumer head-dim-64 walk runs 2.5-3.5% faster at 512 to 1,024
-    // keys (1% at 4,096), the two-consumer one 5-7%, the head-dim-128 walks 0.5-2.5%
-    // (docs/benchmarks/2026-11-29-h200-tile-boundary.md, 2026-11-29-h200-walk-boundaries.md). A
-    // walk skips no tile (the launcher walks no varlen call, and only calls with keys), so every
-    // tile has a Q to announce. Tile t's slot is t % kSlots, written before the producer waits
-    // for any of the tile's Q parts to be free: every consumer warp read the slot's previous
-    // tile, t - kSlots, before it released its part of that tile's Q (one buffer: it reads a
-    // slot before the tile; two, with the look-ahead: in the last turn of the tile before), and
-    // the producer waited for those releases before it issued tile t - 1's Q into the same buffer.
-    constexpr int kSlots = kQBuffers + 1;
-    static_assert(kSlots * 16 <= Traits::kTileSlotBytes);
-    auto tile_slot = [&](int tt) {
-        const uint32_t slots = barriers + Traits::kBarrierBytes - Traits::kTileSlotBytes;
-        return reinterpret_cast<int *>(smem_raw + (slots - sm80::smem_addr(smem_raw)) + 16 * (tt % kSlots));
-    };
-    // The ring's key tiles are numbered across the CTA's tiles: key tile j sits in buffer
-    // j % kStages, and its use of that buffer is the (j / kStages)-th, whose barrier phase has
-    // this parity. Likewise the CTA's t-th tile is the t-th use of the Q buffer.
-    auto parity = [](int j) { return static_cast<uint32_t>((j / kStages) & 1); };
     const bool packed = !kPersistent && F::kVarlen && p.cu_seqlens_q != nullptr;
 
     // The producer's first copies need the maps in the TMA unit: fetched while this CTA still
@@ -266,28 +328,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         return true;
     };
 
-    if (threadIdx.x == 0) {
-        for (int b = 0; b < kQBuffers; ++b)
-            for (int part = 0; part < kQParts; ++part) {
-                barrier_init(q_full_of(b, part), 1);
-                barrier_init(q_empty_of(b, part), 4 * Traits::kConsumers / kQParts);  // one arrival per consumer warp
-            }
-        for (int s = 0; s < kStages; ++s) {
-            barrier_init(k_full(s), 1);
-            barrier_init(v_full(s), 1);
-            barrier_init(k_empty(s), 4 * Traits::kConsumers);
-            barrier_init(v_empty(s), 4 * Traits::kConsumers);
-        }
-        barrier_init(v_tail_zeroed, 1);
-        if (kSplitShortTiles) {
-            barrier_init(merge_entry, 128 * Traits::kConsumers);
-            for (int c = 1; c < Traits::kConsumers; ++c) {
-                barrier_init(merge_full(c), 128);
-                barrier_init(merge_read(c), 128);
-            }
-        }
-        fence_barrier_init();
-    }
+    if (threadIdx.x == 0) smem.init_barriers(kSplitShortTiles);
     __syncthreads();
     if (threadIdx.x == 0) timeline_mark(0, kMarkBarriersReady);
 
@@ -295,80 +336,16 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     if (warpgroup == 0) {
         warpgroup_release_registers<Traits::kProducerRegs>();
         if (threadIdx.x == 0) {
-            int kv = 0;  // key tiles this CTA has loaded
-            int t = 0;   // tiles this CTA has started
-            do {
-                if (tile.work.skipped()) continue;
-                const int head = tile.work.head;
-                const int kv_head = head / (p.heads_q / p.heads_kv);
-                auto load_kv = [&](int i) {
-                    const int j = kv + i, stage = j % kStages;
-                    if (j >= kStages) barrier_wait(k_empty(stage), parity(j) ^ 1);
-                    const int row = tile.work.k_first + tile.key0(i);
-                    barrier_arrive_expect_tx(k_full(stage), Traits::kTileBytes);
-#pragma unroll
-                    for (int a = 0; a < kAtoms; ++a)
-                        tma_load_4d(k_smem(stage) + a * kBlockN * kAtomRowBytes, &args.k, k_full(stage), a * 64, row,
-                                    kv_head, tile.batch_coord);
-                    if (j >= kStages) barrier_wait(v_empty(stage), parity(j) ^ 1);
-                    barrier_arrive_expect_tx(v_full(stage), Traits::kTileBytes);
-#pragma unroll
-                    for (int a = 0; a < kAtoms; ++a)
-                        tma_load_4d(v_smem(stage) + a * kBlockN * kAtomRowBytes, &args.v, v_full(stage), a * 64, row,
-                                    kv_head, tile.batch_coord);
-                };
-                // The CTA's first Q goes first. A later one waits for the previous tile's last
-                // Q.K^T, part by part; the tile's first key tile goes ahead of those waits (its
-                // buffer is freed by the previous tile's walk).
-                const int before_q = t > 0 ? 1 : 0;
-                if (t > 0) load_kv(0);
-                if (kPersistent && t > 0) {
-                    int *slot = tile_slot(t);
-                    slot[0] = coords.x;
-                    slot[1] = coords.y;
-                    slot[2] = coords.z;
-                    if (kSplitTail) slot[3] = tile.walk_first | (tile.walk_first + tile.n_blocks) << 16;
-                }
-#pragma unroll
-                for (int part = 0; part < kQParts; ++part) {
-                    // The part's previous use: with two buffers, two tiles back.
-                    if (t >= kQBuffers) barrier_wait(q_empty_of(t, part), (t / kQBuffers - 1) & 1);
-                    // (The arrival releases the slot's writes.)
-                    barrier_arrive_expect_tx(q_full_of(t, part), Traits::kQBytes / kQParts);
-                    const int row = part * kQPartRows;
-#pragma unroll
-                    for (int a = 0; a < kAtoms; ++a)
-                        tma_load_4d(q_smem_of(t) + (a * kBlockM + row) * kAtomRowBytes, &args.q, q_full_of(t, part),
-                                    a * 64, tile.work.q_first + tile.work.row_begin + row, head, tile.batch_coord);
-                }
-                timeline_mark(t, kMarkQIssued);
-                timeline_value(t, kMarkTile, 1 + tile.work.row_begin + (1ull << 24) * (head + (1ull << 16) * tile.batch_coord));
-                timeline_value(t, kMarkKeyTiles, tile.n_blocks);
-                for (int i = before_q; i < tile.n_blocks; ++i) load_kv(i);
-                kv += tile.n_blocks;
-                ++t;
-            } while (next_tile());
-            if constexpr (kPersistent) {
-                // The walk's end, announced like a tile: a slot saying so, its buffer's Q barriers
-                // completed without a copy (once each part's previous use is over, as above; the
-                // wait written out twice: as one lambda ptxas allocated the producer's registers
-                // differently in 30 walking kernels).
-                tile_slot(t)[0] = -1;
-#pragma unroll
-                for (int part = 0; part < kQParts; ++part) {
-                    if (t >= kQBuffers) barrier_wait(q_empty_of(t, part), (t / kQBuffers - 1) & 1);
-                    barrier_arrive(q_full_of(t, part));
-                }
-            }
+            issue_copies<kPersistent, kSplitTail>(args, smem, tile, coords, next_tile);
         } else if (packed && threadIdx.x / 32 == 1) {
             // One tile per CTA (never kPersistent): its first key tile is the ring's first.
             if (!tile.work.skipped() && tile.zero_tail) {
                 // Buffer 0 cannot be refilled before the consumers release it, which they do
                 // only after reading it through v_tail_zeroed.
-                barrier_wait(v_full(0), 0);
-                zero_v_tail<Traits>(v_smem(0), tile.work.len.k - tile.key0(0), threadIdx.x % 32);
+                barrier_wait(smem.v_full(0), 0);
+                zero_v_tail<Traits>(smem.v_tile(0), tile.work.len.k - tile.key0(0), threadIdx.x % 32);
                 __syncwarp();
-                if (threadIdx.x % 32 == 0) barrier_arrive(v_tail_zeroed);
+                if (threadIdx.x % 32 == 0) barrier_arrive(smem.v_tail_zeroed());
             }
         }
         return;
@@ -376,6 +353,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
 
     warpgroup_claim_registers<Traits::kConsumerRegs>();
     const int consumer = warpgroup - 1;
+    // (A local: read through smem inside wait_v, it moved blocks of the varlen kernels' SASS.)
+    const uint32_t v_tail_zeroed = smem.v_tail_zeroed();
     const int q_part = kQParts == 1 ? 0 : consumer;  // the part of Q holding its rows
     const int warp = (threadIdx.x / 32) % 4;
     const int lane = threadIdx.x % 32;
@@ -392,17 +371,6 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         if (store_thread) timeline_mark(tile_index, kMarkConsumer + consumer * kMarkConsumerStride + offset);
     };
 
-    // The consumers take turns at the tensor cores, in a ring: in its turn a consumer issues
-    // Q.K^T of key tile j and P.V of tile j - 1, then lets the next one issue while it waits for
-    // S and runs tile j's softmax (FlashAttention-3's ping-pong; with three consumers a softmax
-    // runs under two others' GEMMs). O is rescaled to tile j - 1's row max just before P.V of
-    // j - 1 accumulates into it. Turns go round strictly over the CTA's whole life, across its
-    // tiles: consumer c's turn waits for consumer c - 1's previous one, consumer 0's for the last
-    // consumer's (except the CTA's first turn). Each named barrier sees as many arrivals as
-    // waits: the last consumer's last turn of a tile hands on to consumer 0's next tile, and
-    // after the CTA's last tile to nobody (one tile per CTA), or consumer 0 takes it
-    // (persistent: whether a tile is the last is known only after it).
-    constexpr int kLastConsumer = Traits::kConsumers - 1;
     // Whether a consumer exponentiates key tile j while its own P.V of tile j - 1 still runs (into
     // S, P packed once that P.V completes) rather than after it. Measured against the latter
     // (docs/benchmarks/2026-11-27-h100-exp-under-pv.md): from head dim 128, where the tensor cores
@@ -419,15 +387,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // later: docs/benchmarks/2026-11-28-h200-walk-loop.md. Announced, and with Q in parts, they
     // run 0.8-1.9% faster releasing it inside at 1,024-2,048 keys on the 80-key tile, even at
     // 4,096: 2026-11-29-h200-walk-boundaries.md.)
-    bool took_turn = false;  // consumer 0: whether any turn came before this one
-    auto begin_turn = [&] {
-        if (consumer != 0 || took_turn) named_barrier_sync(kTurnBarrier + consumer, 256);
-        took_turn = true;
-    };
-    auto end_turn = [&](bool tile_done) {
-        if (kPersistent || consumer != kLastConsumer || !tile_done)
-            named_barrier_arrive(kTurnBarrier + (consumer == kLastConsumer ? 0 : consumer + 1), 256);
-    };
+    TurnRing<Traits::kConsumers, kPersistent> turns(consumer);
 
     int kv = 0;  // key tiles this CTA has consumed
     int t = 0;   // tiles this CTA has started
@@ -438,11 +398,11 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     int3 announcement;
     int announced_piece = 0;  // kSplitTail: the piece's key tiles, first | end << 16
     auto announced = [&](int tt) {
-        barrier_wait(q_full_of(tt, q_part), q_parity(tt));
+        barrier_wait(smem.q_full(tt, q_part), Smem::q_parity(tt));
         int3 read = make_int3(0, 0, 0);
         int piece = 0;
         if (lane == 0) {
-            const int *slot = tile_slot(tt);
+            const int *slot = smem.tile_slot(tt);
             read = make_int3(slot[0], slot[1], slot[2]);
             if (kSplitTail) piece = slot[3];
         }
@@ -486,37 +446,37 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     Scores ahead_s;  // kAhead: S of a tile's first key tile, issued before the tile
     // Tile tt's first Q.K^T, its first key tile the ring's kk-th, within a turn taken by the caller.
     auto issue_next_in_turn = [&](int tt, int kk) {
-        barrier_wait(q_full_of(tt, q_part), q_parity(tt));
+        barrier_wait(smem.q_full(tt, q_part), Smem::q_parity(tt));
         mark(tt, kMarkQLanded);
-        barrier_wait(k_full(kk % kStages), parity(kk));
-        Tile::issue_qk(consumer, ahead_s, q_smem_of(tt), k_smem(kk % kStages));
+        barrier_wait(smem.k_full(kk % kStages), Smem::ring_parity(kk));
+        Tile::issue_qk(consumer, ahead_s, smem.q_tile(tt), smem.k_tile(kk % kStages));
     };
     auto pass_tile = [&](int n_blocks, auto stage_of, auto parity_of, auto wait_v) {
-        barrier_wait(q_full_of(t, q_part), q_parity(t));
+        barrier_wait(smem.q_full(t, q_part), Smem::q_parity(t));
         if constexpr (kAhead) {
             wgmma_wait<0>();  // the first Q.K^T issued ahead, with the first turn
             hold(ahead_s);
         }
         for (int i = 0; i < n_blocks; ++i) {
-            barrier_wait(k_full(stage_of(i)), parity_of(i));
+            barrier_wait(smem.k_full(stage_of(i)), parity_of(i));
             if (!kAhead || i > 0) {
-                begin_turn();
-                end_turn(false);
+                turns.begin();
+                turns.end(false);
             }
-            arrive_warp(k_empty(stage_of(i)));
-            if (kPersistent && i == n_blocks - 1) arrive_warp(q_empty_of(t, q_part));
+            arrive_warp(smem.k_empty(stage_of(i)));
+            if (kPersistent && i == n_blocks - 1) arrive_warp(smem.q_empty(t, q_part));
             if (i > 0) {
                 wait_v(i - 1);
-                arrive_warp(v_empty(stage_of(i - 1)));
+                arrive_warp(smem.v_empty(stage_of(i - 1)));
             }
         }
         if constexpr (!kAhead) {  // kAhead: the last turn is the walk's, with the next tile's Q.K^T
-            begin_turn();
-            end_turn(true);
+            turns.begin();
+            turns.end(true);
         }
         if (kPersistent) {
             wait_v(n_blocks - 1);
-            arrive_warp(v_empty(stage_of(n_blocks - 1)));
+            arrive_warp(smem.v_empty(stage_of(n_blocks - 1)));
         }
     };
 
@@ -541,32 +501,32 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     auto split_tile = [&](Tile &wg, int n_blocks, auto stage_of, auto parity_of, auto wait_v) {
         // Every consumer reads consumer 0's rows, which consumer 0 releases once it has every
         // state (each consumer's Q.K^T done); the others release their own parts (unread).
-        barrier_wait(q_full_of(t, 0), q_parity(t));
-        barrier_wait(q_full_of(t, q_part), q_parity(t));
-        begin_turn();
-        end_turn(true);
+        barrier_wait(smem.q_full(t, 0), Smem::q_parity(t));
+        barrier_wait(smem.q_full(t, q_part), Smem::q_parity(t));
+        turns.begin();
+        turns.end(true);
         Scores acc_s;
         PFrag p_frag;
         for (int i = 0; i < n_blocks; ++i) {
-            barrier_wait(k_full(stage_of(i)), parity_of(i));
+            barrier_wait(smem.k_full(stage_of(i)), parity_of(i));
             if (i % Traits::kConsumers == consumer) {
-                wg.issue_qk(acc_s, q_smem_of(t), k_smem(stage_of(i)));
+                wg.issue_qk(acc_s, smem.q_tile(t), smem.k_tile(stage_of(i)));
                 wgmma_wait<0>();
                 hold(acc_s);
-                arrive_warp(k_empty(stage_of(i)));
+                arrive_warp(smem.k_empty(stage_of(i)));
                 const typename Tile::RowOffsets offsets = wg.rescale(acc_s, p, tile.key0(i));
                 wg.to_p(acc_s, offsets, p_frag);
                 wait_v(i);
-                wg.issue_pv(p_frag, v_smem(stage_of(i)));
+                wg.issue_pv(p_frag, smem.v_tile(stage_of(i)));
                 wgmma_wait<0>();
                 hold(wg.acc_o);
             } else {
-                arrive_warp(k_empty(stage_of(i)));
+                arrive_warp(smem.k_empty(stage_of(i)));
                 wait_v(i);
             }
-            arrive_warp(v_empty(stage_of(i)));
+            arrive_warp(smem.v_empty(stage_of(i)));
         }
-        if (consumer != 0) arrive_warp(q_empty_of(t, q_part));  // (compiled into the persistent walk only)
+        if (consumer != 0) arrive_warp(smem.q_empty(t, q_part));  // (compiled into the persistent walk only)
         // The merge. Element e of thread j's state sits at float e * 128 + j of the slot. The
         // hand-overs are mbarriers, each thread arriving: compute-sanitizer's racecheck loses the
         // order of a bar.sync of all consumers once the turn ring's bar.arrive is in the kernel
@@ -574,11 +534,11 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         // synccheck objects to a named barrier synced at two places (call FI).
         const uint32_t phase = splits & 1;
         if (args.o_by_tma && store_thread) bulk_wait_read();  // the previous O copied out
-        barrier_arrive(merge_entry);
-        float *slot = reinterpret_cast<float *>(smem_raw + (o_smem - sm80::smem_addr(smem_raw))) + threadIdx.x % 128;
+        barrier_arrive(smem.merge_entry());
+        float *slot = reinterpret_cast<float *>(smem.generic(smem.o_tile())) + threadIdx.x % 128;
         for (int c = 1; c < Traits::kConsumers; ++c) {
             if (consumer == c) {
-                barrier_wait(c == 1 ? merge_entry : merge_read(c - 1), phase);
+                barrier_wait(c == 1 ? smem.merge_entry() : smem.merge_read(c - 1), phase);
 #pragma unroll
                 for (int a = 0; a < kAtoms; ++a)
 #pragma unroll
@@ -590,9 +550,9 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                     slot[(kStateFloats - 4 + r) * 128] = wg.row_max[r];
                     slot[(kStateFloats - 2 + r) * 128] = wg.row_sum[r];
                 }
-                barrier_arrive(merge_full(c));
+                barrier_arrive(smem.merge_full(c));
             } else if (consumer == 0) {
-                barrier_wait(merge_full(c), phase);
+                barrier_wait(smem.merge_full(c), phase);
 #pragma unroll
                 for (int r = 0; r < 2; ++r) {
                     const float max_there = slot[(kStateFloats - 4 + r) * 128];
@@ -611,14 +571,14 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
                                 wg.acc_o[a][nt][i] =
                                     wg.acc_o[a][nt][i] * alpha_here + slot[((a * 8 + nt) * 4 + i) * 128] * alpha_there;
                 }
-                barrier_arrive(merge_read(c));
+                barrier_arrive(smem.merge_read(c));
             }
         }
-        if (consumer == 0) arrive_warp(q_empty_of(t, 0));  // each state came after its Q.K^T
+        if (consumer == 0) arrive_warp(smem.q_empty(t, 0));  // each state came after its Q.K^T
         // Every consumer's next O rows lie in the slot, consumer 0's finish too: not before all
         // consumer 0's warps have read it (call FN: without this wait for consumer 0, its finish
         // overwrote states its other warps were still reading, racecheck's timing exposed it).
-        barrier_wait(merge_read(Traits::kConsumers - 1), phase);
+        barrier_wait(smem.merge_read(Traits::kConsumers - 1), phase);
         ++splits;
     };
 
@@ -686,18 +646,18 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // previous copy out of the same rows is behind this tile's turns, each a bar.sync of all its
     // threads (and the store thread waited for its TMA store to read them before its last turn).
     auto send_o = [&](Tile &wg, const Work &work) {
-        wg.finish(p, work, o_smem, lane / 4);
+        wg.finish(p, work, smem.o_tile(), lane / 4);
         mark(t, kMarkStaged);
         const int row_first = consumer * 64;
         if (args.o_by_tma) fence_proxy_async();  // the staged rows, before the TMA unit reads them
         named_barrier_sync(kEpilogueBarrier<Traits> + consumer, 128);
         if (!args.o_by_tma) {
-            store_o_rows<Traits>(o_smem, work.o, p.o_row_stride, row_first, min(row_first + 64, work.rows_here),
+            store_o_rows<Traits>(smem.o_tile(), work.o, p.o_row_stride, row_first, min(row_first + 64, work.rows_here),
                                  threadIdx.x - 128 * warpgroup, 128);
         } else if (store_thread) {
 #pragma unroll
             for (int a = 0; a < kAtoms; ++a)
-                tma_store_4d(&args.o, o_smem + (a * kBlockM + row_first) * kAtomRowBytes, a * 64,
+                tma_store_4d(&args.o, smem.o_tile() + (a * kBlockM + row_first) * kAtomRowBytes, a * 64,
                              work.row_begin + row_first, work.head, tile.batch_coord);
             bulk_commit();
         }
@@ -705,12 +665,12 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     };
 
     if constexpr (kAhead) {  // the CTA's first tile's, in a turn of its own once its data landed
-        barrier_wait(q_full_of(0, q_part), q_parity(0));
+        barrier_wait(smem.q_full(0, q_part), Smem::q_parity(0));
         mark(0, kMarkQLanded);
-        barrier_wait(k_full(0), parity(0));
-        begin_turn();
-        Tile::issue_qk(consumer, ahead_s, q_smem_of(0), k_smem(0));
-        end_turn(false);
+        barrier_wait(smem.k_full(0), Smem::ring_parity(0));
+        turns.begin();
+        Tile::issue_qk(consumer, ahead_s, smem.q_tile(0), smem.k_tile(0));
+        turns.end(false);
     }
     do {
         const Work &work = tile.work;
@@ -720,13 +680,13 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         }
         const int n_blocks = tile.n_blocks;
         auto stage_of = [&](int i) { return (kv + i) % kStages; };
-        auto parity_of = [&](int i) { return parity(kv + i); };
+        auto parity_of = [&](int i) { return Smem::ring_parity(kv + i); };
         // V of key tile i has landed (for the first tile in a varlen call: and its tail is zeroed).
         auto wait_v = [&](int i) {
             if (i == 0 && tile.zero_tail)
                 barrier_wait(v_tail_zeroed, 0);
             else
-                barrier_wait(v_full(stage_of(i)), parity_of(i));
+                barrier_wait(smem.v_full(stage_of(i)), parity_of(i));
         };
         if constexpr (kSplitShortTiles) {
             if (work.rows_here <= 64) {
@@ -743,14 +703,14 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
             kv += n_blocks;
             ++t;
             if constexpr (kAhead) {
-                begin_turn();  // the tile's last turn, with the next tile's first Q.K^T
+                turns.begin();  // the tile's last turn, with the next tile's first Q.K^T
                 if (announced(t)) {
                     issue_next_in_turn(t, kv);
-                    end_turn(false);
+                    turns.end(false);
                     take_tile();
                     continue;
                 }
-                end_turn(true);
+                turns.end(true);
                 break;
             }
             continue;
@@ -760,41 +720,41 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         Scores &acc_s = first_if<kAhead>(ahead_s, own_s);  // kAhead: S was issued ahead of the tile
         PFrag p_frag;
         if constexpr (!kAhead) {
-            barrier_wait(q_full_of(t, q_part), q_parity(t));
+            barrier_wait(smem.q_full(t, q_part), Smem::q_parity(t));
             mark(t, kMarkQLanded);
             // Key tile 0: its Q.K^T alone.
-            barrier_wait(k_full(stage_of(0)), parity_of(0));
-            begin_turn();
-            wg.issue_qk(acc_s, q_smem_of(t), k_smem(stage_of(0)));
-            end_turn(false);
+            barrier_wait(smem.k_full(stage_of(0)), parity_of(0));
+            turns.begin();
+            wg.issue_qk(acc_s, smem.q_tile(t), smem.k_tile(stage_of(0)));
+            turns.end(false);
         }
         wgmma_wait<0>();
         hold(acc_s);
         mark(t, kMarkFirstS);
-        arrive_warp(k_empty(stage_of(0)));
-        if (kPersistent && n_blocks == 1) arrive_warp(q_empty_of(t, q_part));
+        arrive_warp(smem.k_empty(stage_of(0)));
+        if (kPersistent && n_blocks == 1) arrive_warp(smem.q_empty(t, q_part));
         typename Tile::RowOffsets offsets = wg.update_max(acc_s, p, tile.key0(0));
         wg.to_p(acc_s, offsets, p_frag);
         for (int iter = 1; iter < n_blocks; ++iter) {
-            barrier_wait(k_full(stage_of(iter)), parity_of(iter));
-            begin_turn();
+            barrier_wait(smem.k_full(stage_of(iter)), parity_of(iter));
+            turns.begin();
             if (iter < kTimelineTurns) mark(t, kMarkTurn + iter);
-            wg.issue_qk(acc_s, q_smem_of(t), k_smem(stage_of(iter)));
+            wg.issue_qk(acc_s, smem.q_tile(t), smem.k_tile(stage_of(iter)));
             wg.rescale_o(offsets);
             hold(wg.acc_o);
             wait_v(iter - 1);
-            wg.issue_pv(p_frag, v_smem(stage_of(iter - 1)));
-            end_turn(false);
+            wg.issue_pv(p_frag, smem.v_tile(stage_of(iter - 1)));
+            turns.end(false);
             wgmma_wait<1>();  // S; P.V of the previous tile may still run
             hold(acc_s);
-            arrive_warp(k_empty(stage_of(iter)));
-            if (kPersistent && iter == n_blocks - 1) arrive_warp(q_empty_of(t, q_part));
+            arrive_warp(smem.k_empty(stage_of(iter)));
+            if (kPersistent && iter == n_blocks - 1) arrive_warp(smem.q_empty(t, q_part));
             offsets = wg.update_max(acc_s, p, tile.key0(iter));
             if constexpr (kExpUnderPV) wg.exponentiate_in_place(acc_s, offsets);
             wgmma_wait<0>();
             hold(wg.acc_o);
             hold(p_frag);
-            arrive_warp(v_empty(stage_of(iter - 1)));
+            arrive_warp(smem.v_empty(stage_of(iter - 1)));
             if constexpr (kExpUnderPV)
                 wg.pack_p(acc_s, p_frag);
             else
@@ -803,41 +763,41 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         // The previous tile's TMA store has read the O rows this tile's finish rewrites; waited
         // for here, long after it was issued, and ahead of the turn that orders the finish.
         if (kOTile && args.o_by_tma && store_thread) bulk_wait_read();
-        begin_turn();
+        turns.begin();
         mark(t, kMarkLastTurn);
         wg.rescale_o(offsets);
         hold(wg.acc_o);
         wait_v(n_blocks - 1);
-        wg.issue_pv(p_frag, v_smem(stage_of(n_blocks - 1)));
+        wg.issue_pv(p_frag, smem.v_tile(stage_of(n_blocks - 1)));
         if constexpr (kAhead) {
             // The next tile's first Q.K^T now, this tile's finish under it; each branch its own
             // finish, so that every path into the next tile has issued.
             auto finish_here = [&] {
                 hold(wg.acc_o);
                 mark(t, kMarkLastPV);
-                arrive_warp(v_empty(stage_of(n_blocks - 1)));
+                arrive_warp(smem.v_empty(stage_of(n_blocks - 1)));
                 send_o(wg, work);
                 kv += n_blocks;
                 ++t;
             };
             if (announced(t + 1)) {
                 issue_next_in_turn(t + 1, kv + n_blocks);
-                end_turn(false);
+                turns.end(false);
                 wgmma_wait<1>();  // this tile's last P.V; the next one's Q.K^T may still run
                 finish_here();
                 take_tile();
                 continue;
             }
-            end_turn(true);
+            turns.end(true);
             wgmma_wait<0>();
             finish_here();
             break;
         }
-        end_turn(true);
+        turns.end(true);
         wgmma_wait<0>();
         hold(wg.acc_o);
         mark(t, kMarkLastPV);
-        if (kPersistent) arrive_warp(v_empty(stage_of(n_blocks - 1)));  // the next tile's ring
+        if (kPersistent) arrive_warp(smem.v_empty(stage_of(n_blocks - 1)));  // the next tile's ring
         // Epilogue: send_o, or at head dim 128 (persistent) straight from registers; a split
         // tail's piece only where it completes its tile.
         if constexpr (kOFromRegisters) {
@@ -858,7 +818,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         kv += n_blocks;
         ++t;
     } while (kAhead || consumer_next_tile());
-    if (kPersistent && consumer == 0 && took_turn) named_barrier_sync(kTurnBarrier, 256);
+    turns.close();
     // The CTA's shared memory must outlive the reads of its last stores.
     if (args.o_by_tma && store_thread) bulk_wait_read();
     if (t > 0) {
