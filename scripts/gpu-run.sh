@@ -332,7 +332,8 @@ PY
         grep -E 'FAILED|panicked' "$out/candle-tests.log" | head -10 | sed 's/^/    /' | tee -a "$summary"
         i=0
         for args in "${CANDLE_EXAMPLE_ARGS:---seq 4096 --heads 32 --head-dim 128 --dtype bf16}" \
-                    "--seq 4096 --heads 32 --kv-heads 8 --head-dim 128 --dtype bf16"; do
+                    "--seq 4096 --heads 32 --kv-heads 8 --head-dim 128 --dtype bf16" \
+                    "--seq 4096 --heads 32 --kv-heads 8 --head-dim 128 --dtype bf16 --window 1024"; do
           i=$((i + 1))
           "$cbin/llama_attention" $args > "$out/candle-example-$i.log" 2>&1
           note "candle example ($args): rc=$?"

@@ -222,8 +222,9 @@ struct WarpgroupTile {
     // (traits.cuh). save_state hands each to store(e, value); load_state takes a state as this
     // one's, merge_state merges one in as the online softmax merges a key tile (from the larger
     // max, so a state that saw no key contributes exactly nothing), load(e) reading element e.
-    // The merge is symmetric to the bit (no contraction into FMAs): merging B into A gives what
-    // merging A into B does.
+    // kSymmetric: the merge is symmetric to the bit (no contraction into FMAs), merging B into A
+    // gives what merging A into B does, as a split tail's pieces need (they merge in whichever
+    // order they finish); a merge in a fixed order lets the products contract into FMAs.
     static constexpr int kStateFloats = kAtoms * 8 * 4 + 4;
     template <typename Store>
     __device__ __forceinline__ void save_state(Store &&store) const {
@@ -253,8 +254,14 @@ struct WarpgroupTile {
             row_sum[r] = load(kStateFloats - 2 + r);
         }
     }
-    template <typename Load>
+    template <bool kSymmetric = true, typename Load>
     __device__ __forceinline__ void merge_state(Load &&load) {
+        auto mix = [](float here, float alpha_here, float there, float alpha_there) {
+            if constexpr (kSymmetric)
+                return __fadd_rn(__fmul_rn(here, alpha_here), __fmul_rn(there, alpha_there));
+            else
+                return here * alpha_here + there * alpha_there;
+        };
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
             const float max_there = load(kStateFloats - 4 + r);
@@ -263,15 +270,14 @@ struct WarpgroupTile {
             const float alpha_here = sm80::exp2_from_offset(row_max[r], scale_log2, offset);
             const float alpha_there = sm80::exp2_from_offset(max_there, scale_log2, offset);
             row_max[r] = max;
-            row_sum[r] = __fadd_rn(__fmul_rn(row_sum[r], alpha_here), __fmul_rn(load(kStateFloats - 2 + r), alpha_there));
+            row_sum[r] = mix(row_sum[r], alpha_here, load(kStateFloats - 2 + r), alpha_there);
 #pragma unroll
             for (int a = 0; a < kAtoms; ++a)
 #pragma unroll
                 for (int nt = 0; nt < 8; ++nt)
 #pragma unroll
                     for (int i = 2 * r; i < 2 * r + 2; ++i)
-                        acc_o[a][nt][i] = __fadd_rn(__fmul_rn(acc_o[a][nt][i], alpha_here),
-                                                    __fmul_rn(load((a * 8 + nt) * 4 + i), alpha_there));
+                        acc_o[a][nt][i] = mix(acc_o[a][nt][i], alpha_here, load((a * 8 + nt) * 4 + i), alpha_there);
         }
     }
 

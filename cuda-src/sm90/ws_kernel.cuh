@@ -19,7 +19,7 @@
 // modifiers and sinks are fine; causal where the fold's deal is expected to pay,
 // common/tile_work.cuh; windows in the plain order), and at head dim 128 only up to
 // WsTraits::kWalkMaxKeys keys a tile, or where, given a workspace, it splits its tail (SplitTail:
-// the last full tiles' keys across the SMs, merge_pieces below).
+// the last full tiles' keys across the SMs, merge_split_tail).
 // Without it the kernel computes one tile per CTA, the same code with the walk compiled away.
 //
 // Every variant (common/features.cuh): tensor maps describe dense [batch, seqlen, heads,
@@ -262,6 +262,66 @@ __device__ __forceinline__ void issue_copies(const WsArgs &args, const WsSharedM
     }
 }
 
+// A split tail's piece (SplitTail), once its last P.V is done: each consumer warp writes its
+// threads' states to the CTA's slot for the piece (the stretch's first piece, or its last
+// where the stretch ends inside the tile) and adds the piece's key tiles to its counter for
+// the tile; the warp whose addition completes the tile's walk resets the counter for the next
+// call, folds the pieces' states in the stretches' order (p0 + p1 + p2 ..., its own from its
+// registers where it is p0 or p1, whose merge is symmetric: the same sums whichever piece
+// finishes last) and returns true: its tile's epilogue follows. The states go through L2
+// (st.cg, ld.cg: another SM's L1 holds nothing of them), ordered as CUTLASS's semaphores order
+// theirs: the warp's stores before lane 0's release (__syncwarp), the merging warp's loads
+// after lane 0's acquire, rather than a __threadfence in every thread (a fence.sc). Where
+// every CTA merges at once (the stretches end together) a merge took 8-25 us on the H200
+// against 3 alone, which is why the launcher splits only long walks
+// (docs/benchmarks/2026-11-29-h200-split-tail.md).
+template <typename Traits, typename Tile, typename Piece>
+__device__ __forceinline__ bool merge_split_tail(const FlashAttnFwdParams &p, const SplitTail &tail, Tile &wg,
+                                                 const Piece &tile, int consumer, int warp, int lane) {
+    constexpr int kBlockM = Traits::kBlockM;
+    constexpr int kStateFloats = Traits::kStateFloats;
+    const int ctas = gridDim.x;
+    constexpr long long kSlotFloats = split_tail_slot_floats(Traits::kConsumers, Traits::kHeadDim);
+    static_assert(kSlotFloats == Traits::kConsumers * 128 * Tile::kStateFloats && Tile::kStateFloats == kStateFloats);
+    float *const slots = p.workspace + split_tail_counter_floats(ctas);
+    const int me = consumer * kStateFloats * 128 + threadIdx.x % 128;
+    auto slot_of = [&](int cta, bool ends_inside) { return slots + (2ll * cta + ends_inside) * kSlotFloats + me; };
+    float *const mine = slot_of(blockIdx.x, tile.ends_inside());
+    wg.save_state([&](int e, float v) { __stcg(mine + e * 128, v); });
+    // The tile's index in kLast's order (TileSchedule::coords' inverse): a full tile.
+    const int full_per_pair = p.seqlen_q / kBlockM;
+    const int pair = tile.work.head + p.heads_q * tile.batch_coord;
+    const int i = pair * full_per_pair + tile.work.row_begin / kBlockM;
+    __syncwarp();
+    int completes = 0;
+    if (lane == 0) {
+        int *const counter = reinterpret_cast<int *>(p.workspace) +
+                             (i - tail.rounds * ctas) * kSplitTailCounters + consumer * 4 + warp;
+        int before;
+        asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], %2;\n"
+                     : "=r"(before)
+                     : "l"(counter), "r"(tile.n_blocks)
+                     : "memory");
+        completes = before + tile.n_blocks == tile.walk_keys;
+        if (completes) *counter = 0;
+    }
+    if (!__shfl_sync(0xffffffff, completes, 0)) return false;
+    __syncwarp();
+    const int first = tail.first_cta(i, blockIdx.x, ctas);
+    const int own = blockIdx.x - first;
+    for (int k = 0, cta = first;; ++k, ++cta) {
+        const bool inside = tail.start(cta + 1, ctas).tile == i;
+        const float *const piece = slot_of(cta, inside);
+        auto load = [&](int e) { return __ldcg(piece + e * 128); };
+        if (own >= 2 && k == 0)
+            wg.load_state(load);
+        else if (k != own || own >= 2)
+            wg.merge_state(load);
+        if (!inside) break;
+    }
+    return true;
+}
+
 template <typename Traits, Variant kVariant, bool kPersistent>
 __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_constant__ WsArgs args) {
     // The persistent walk releases Q after a tile's last Q.K^T, so O needs a tile of its own or
@@ -286,7 +346,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     constexpr int kQParts = Smem::kQParts;
     // Where a short tile is split by keys (split_tile; the merge's slot is the O tile).
     constexpr bool kSplitShortTiles = kPersistent && Traits::kWalkSplitsShortTiles;
-    // Where the launcher may split a walk's tail across the CTAs (SplitTail, merge_pieces below):
+    // Where the launcher may split a walk's tail across the CTAs (SplitTail, merge_split_tail):
     // the head-dim-128 walks, whose O leaves from registers.
     constexpr bool kSplitTail = kOFromRegisters;
     // The two-consumer head-dim-64 walk issues each tile's first Q.K^T ahead of it (kAhead, below),
@@ -496,7 +556,6 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     // one-tile-per-CTA kernels of the 192-row head-dim-128 tile (the Q tile as the slot, free once
     // every consumer's Q.K^T is done) ptxas ordered the key loop worse: S8192, S16384 and causal
     // S8192 1-1.5% slower (docs/benchmarks/2026-11-28-h200-split-short.md).
-    constexpr int kStateFloats = Traits::kStateFloats;
     int splits = 0;  // split tiles merged so far: each merge barrier completes once per split tile
     auto split_tile = [&](Tile &wg, int n_blocks, auto stage_of, auto parity_of, auto wait_v) {
         // Every consumer reads consumer 0's rows, which consumer 0 releases once it has every
@@ -539,38 +598,12 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         for (int c = 1; c < Traits::kConsumers; ++c) {
             if (consumer == c) {
                 barrier_wait(c == 1 ? smem.merge_entry() : smem.merge_read(c - 1), phase);
-#pragma unroll
-                for (int a = 0; a < kAtoms; ++a)
-#pragma unroll
-                    for (int nt = 0; nt < 8; ++nt)
-#pragma unroll
-                        for (int i = 0; i < 4; ++i) slot[((a * 8 + nt) * 4 + i) * 128] = wg.acc_o[a][nt][i];
-#pragma unroll
-                for (int r = 0; r < 2; ++r) {
-                    slot[(kStateFloats - 4 + r) * 128] = wg.row_max[r];
-                    slot[(kStateFloats - 2 + r) * 128] = wg.row_sum[r];
-                }
+                wg.save_state([&](int e, float v) { slot[e * 128] = v; });
                 barrier_arrive(smem.merge_full(c));
             } else if (consumer == 0) {
                 barrier_wait(smem.merge_full(c), phase);
-#pragma unroll
-                for (int r = 0; r < 2; ++r) {
-                    const float max_there = slot[(kStateFloats - 4 + r) * 128];
-                    const float max = fmaxf(wg.row_max[r], max_there);
-                    const float offset = sm80::exponent_offset(max, wg.scale_log2);
-                    const float alpha_here = sm80::exp2_from_offset(wg.row_max[r], wg.scale_log2, offset);
-                    const float alpha_there = sm80::exp2_from_offset(max_there, wg.scale_log2, offset);
-                    wg.row_max[r] = max;
-                    wg.row_sum[r] = wg.row_sum[r] * alpha_here + slot[(kStateFloats - 2 + r) * 128] * alpha_there;
-#pragma unroll
-                    for (int a = 0; a < kAtoms; ++a)
-#pragma unroll
-                        for (int nt = 0; nt < 8; ++nt)
-#pragma unroll
-                            for (int i = 2 * r; i < 2 * r + 2; ++i)
-                                wg.acc_o[a][nt][i] =
-                                    wg.acc_o[a][nt][i] * alpha_here + slot[((a * 8 + nt) * 4 + i) * 128] * alpha_there;
-                }
+                // Consumers 1, 2 in turn: a fixed order, no symmetric merge needed.
+                wg.template merge_state<false>([&](int e) { return slot[e * 128]; });
                 barrier_arrive(smem.merge_read(c));
             }
         }
@@ -582,62 +615,6 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         ++splits;
     };
 
-    // A split tail's piece (SplitTail), once its last P.V is done: each consumer warp writes its
-    // threads' states to the CTA's slot for the piece (the stretch's first piece, or its last
-    // where the stretch ends inside the tile) and adds the piece's key tiles to its counter for
-    // the tile; the warp whose addition completes the tile's walk resets the counter for the next
-    // call, folds the pieces' states in the stretches' order (p0 + p1 + p2 ..., its own from its
-    // registers where it is p0 or p1, whose merge is symmetric: the same sums whichever piece
-    // finishes last) and returns true: its tile's epilogue follows. The states go through L2
-    // (st.cg, ld.cg: another SM's L1 holds nothing of them), ordered as CUTLASS's semaphores order
-    // theirs: the warp's stores before lane 0's release (__syncwarp), the merging warp's loads
-    // after lane 0's acquire, rather than a __threadfence in every thread (a fence.sc). Where
-    // every CTA merges at once (the stretches end together) a merge took 8-25 us on the H200
-    // against 3 alone, which is why the launcher splits only long walks
-    // (docs/benchmarks/2026-11-29-h200-split-tail.md).
-    auto merge_pieces = [&](Tile &wg) {
-        const SplitTail &tail = args.deal.tail;
-        const int ctas = gridDim.x;
-        constexpr long long kSlotFloats = split_tail_slot_floats(Traits::kConsumers, Traits::kHeadDim);
-        static_assert(kSlotFloats == Traits::kConsumers * 128 * Tile::kStateFloats && Tile::kStateFloats == kStateFloats);
-        float *const slots = p.workspace + split_tail_counter_floats(ctas);
-        const int me = consumer * kStateFloats * 128 + threadIdx.x % 128;
-        auto slot_of = [&](int cta, bool ends_inside) { return slots + (2ll * cta + ends_inside) * kSlotFloats + me; };
-        float *const mine = slot_of(blockIdx.x, tile.ends_inside());
-        wg.save_state([&](int e, float v) { __stcg(mine + e * 128, v); });
-        // The tile's index in kLast's order (TileSchedule::coords' inverse): a full tile.
-        const int full_per_pair = p.seqlen_q / kBlockM;
-        const int pair = tile.work.head + p.heads_q * tile.batch_coord;
-        const int i = pair * full_per_pair + tile.work.row_begin / kBlockM;
-        __syncwarp();
-        int completes = 0;
-        if (lane == 0) {
-            int *const counter = reinterpret_cast<int *>(p.workspace) +
-                                 (i - tail.rounds * ctas) * kSplitTailCounters + consumer * 4 + warp;
-            int before;
-            asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], %2;\n"
-                         : "=r"(before)
-                         : "l"(counter), "r"(tile.n_blocks)
-                         : "memory");
-            completes = before + tile.n_blocks == tile.walk_keys;
-            if (completes) *counter = 0;
-        }
-        if (!__shfl_sync(0xffffffff, completes, 0)) return false;
-        __syncwarp();
-        const int first = tail.first_cta(i, blockIdx.x, ctas);
-        const int own = blockIdx.x - first;
-        for (int k = 0, cta = first;; ++k, ++cta) {
-            const bool inside = tail.start(cta + 1, ctas).tile == i;
-            const float *const piece = slot_of(cta, inside);
-            auto load = [&](int e) { return __ldcg(piece + e * 128); };
-            if (own >= 2 && k == 0)
-                wg.load_state(load);
-            else if (k != own || own >= 2)
-                wg.merge_state(load);
-            if (!inside) break;
-        }
-        return true;
-    };
 
     // Epilogue of a tile whose O leaves through shared memory: each consumer stages its own 64
     // rows of O (in its own rows of the Q tile, which only its Q.K^T read; persistent: in the O
@@ -801,7 +778,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
         // Epilogue: send_o, or at head dim 128 (persistent) straight from registers; a split
         // tail's piece only where it completes its tile.
         if constexpr (kOFromRegisters) {
-            if (kSplitTail && tile.split() && !merge_pieces(wg)) {
+            if (kSplitTail && tile.split() &&
+                !merge_split_tail<Traits>(p, args.deal.tail, wg, tile, consumer, warp, lane)) {
                 mark(t, kMarkStaged);  // its state handed over
                 kv += n_blocks;
                 ++t;

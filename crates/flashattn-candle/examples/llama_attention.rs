@@ -1,14 +1,16 @@
 //! A LLaMA-style attention layer in candle (q/k/v/o projections, rotary embeddings, optional
-//! GQA, causal), with seeded random weights, run twice per step: once with candle's plain
-//! attention as candle-transformers' llama writes it (matmul, masked softmax in f32, matmul),
-//! once with `flashattn_candle::flash_attn` in its place, as candle-transformers' flash-attn
-//! path calls it. Prints the time per step of the attention and of the whole layer (CUDA
-//! synchronised around the timed steps), the largest difference between the two, and the
-//! project's error rule for both against the f64 CPU reference on a few heads.
+//! GQA, causal, optionally a Mistral-style sliding window), with seeded random weights, run twice
+//! per step: once with candle's plain attention as candle-transformers' llama writes it (matmul,
+//! masked softmax in f32, matmul), once with `flashattn_candle::flash_attn` in its place, as
+//! candle-transformers' flash-attn path calls it (`flash_attn_windowed` with `--window`). Prints
+//! the time per step of the attention and of the whole layer (CUDA synchronised around the timed
+//! steps), the largest difference between the two, and the project's error rule for both against
+//! the f64 CPU reference on a few heads.
 //!
 //! ```sh
 //! cargo run --release --example llama_attention                       # seq 4096, 32 heads, d128, bf16
 //! cargo run --release --example llama_attention -- --seq 512 --kv-heads 8 --steps 5
+//! cargo run --release --example llama_attention -- --kv-heads 8 --window 1024   # Mistral-style
 //! ```
 //!
 //! `--help` lists the flags and their defaults.
@@ -37,6 +39,10 @@ struct Args {
     head_dim: usize,
     #[arg(long, value_enum, default_value_t = Precision::Bf16)]
     dtype: Precision,
+    /// Sliding window: each query sees itself and the WINDOW keys before it (FlashAttention-2's
+    /// window_size_left, as Mistral's layers pass it); default: every key up to the query.
+    #[arg(long)]
+    window: Option<usize>,
     /// Timed steps.
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
     steps: u64,
@@ -79,6 +85,7 @@ struct Layer {
     heads: usize,
     kv_heads: usize,
     head_dim: usize,
+    window: Option<usize>,
 }
 
 impl Layer {
@@ -111,6 +118,7 @@ impl Layer {
             heads: a.heads,
             kv_heads: a.kv_heads(),
             head_dim: a.head_dim,
+            window: a.window,
         })
     }
 
@@ -131,7 +139,8 @@ impl Layer {
     }
 
     /// candle's plain attention, written as candle-transformers' llama writes it: KV heads
-    /// repeated, `q k^T / sqrt(d)`, causal mask filled with -inf, softmax in f32, `p v`.
+    /// repeated, `q k^T / sqrt(d)`, causal (or sliding-window) mask filled with -inf, softmax
+    /// in f32, `p v`.
     /// Returns `[b, s, heads * d]`.
     fn attention_plain(&self, q: &Tensor, k: &Tensor, v: &Tensor, mask: &Tensor) -> Result<Tensor> {
         let (b, h, s, d) = q.dims4()?;
@@ -160,18 +169,17 @@ impl Layer {
             .reshape((b, s, h * d))
     }
 
-    /// The same attention through flash_attn, called as candle-transformers' flash-attn path
-    /// calls candle-flash-attn: `[b, s, h, d]` views of the `[b, h, s, d]` tensors (no copies).
+    /// The same attention through flash_attn (flash_attn_windowed with a window), called as
+    /// candle-transformers' flash-attn paths call candle-flash-attn: `[b, s, h, d]` views of the
+    /// `[b, h, s, d]` tensors (no copies).
     fn attention_flash(&self, q: &Tensor, k: &Tensor, v: &Tensor) -> Result<Tensor> {
         let (b, h, s, d) = q.dims4()?;
         let scale = 1.0 / (d as f32).sqrt();
-        let o = flashattn_candle::flash_attn(
-            &q.transpose(1, 2)?,
-            &k.transpose(1, 2)?,
-            &v.transpose(1, 2)?,
-            scale,
-            true,
-        )?;
+        let (q, k, v) = (q.transpose(1, 2)?, k.transpose(1, 2)?, v.transpose(1, 2)?);
+        let o = match self.window {
+            None => flashattn_candle::flash_attn(&q, &k, &v, scale, true)?,
+            Some(w) => flashattn_candle::flash_attn_windowed(&q, &k, &v, scale, Some(w), Some(0))?,
+        };
         o.reshape((b, s, h * d))
     }
 }
@@ -211,6 +219,7 @@ fn check_heads<E: Element + candle_core::WithDType>(
     flash: &Tensor,
     plain: &Tensor,
     group: usize,
+    window: Option<usize>,
 ) -> Result<(String, bool)> {
     let (b, _, s, d) = q.dims4()?;
     let nkv = n / group;
@@ -224,7 +233,10 @@ fn check_heads<E: Element + candle_core::WithDType>(
             .to_vec1::<E>()
     };
     let (qh, kh, vh) = (host(q, n)?, host(k, nkv)?, host(v, nkv)?);
-    let p = Problem::new(b, s, s, n, nkv, d, true);
+    let p = Problem {
+        window_left: window,
+        ..Problem::new(b, s, s, n, nkv, d, true)
+    };
     let tq = TensorRef::new(&qh, Strides::bshd(s, n, d));
     let tk = TensorRef::new(&kh, Strides::bshd(s, nkv, d));
     let tv = TensorRef::new(&vh, Strides::bshd(s, nkv, d));
@@ -279,13 +291,19 @@ fn main() -> Result<()> {
     let layer = Layer::new(&a, &dev)?;
     let hidden = a.heads * a.head_dim;
     let x = Tensor::randn(0f32, 1.0, (a.batch, a.seq, hidden), &dev)?.to_dtype(a.dtype())?;
-    // Causal mask as candle-transformers builds it: 1 where key j > query i.
+    // Causal mask as candle-transformers builds it: 1 where key j > query i; with a window, as
+    // its mistral builds it: also where j is more than the window before i.
+    let window = a.window;
     let mask: Vec<u8> = (0..a.seq)
-        .flat_map(|i| (0..a.seq).map(move |j| u8::from(j > i)))
+        .flat_map(|i| (0..a.seq).map(move |j| u8::from(j > i || window.is_some_and(|w| j + w < i))))
         .collect();
     let mask = Tensor::from_slice(&mask, (a.seq, a.seq), &dev)?;
+    let mask_name = match a.window {
+        None => "causal".to_string(),
+        Some(w) => format!("causal, sliding window of {w} keys"),
+    };
     println!(
-        "llama attention layer: batch {}, seq {}, hidden {hidden}, heads {} (kv {}), head_dim {}, {:?}, causal",
+        "llama attention layer: batch {}, seq {}, hidden {hidden}, heads {} (kv {}), head_dim {}, {:?}, {mask_name}",
         a.batch,
         a.seq,
         a.heads,
@@ -337,19 +355,22 @@ fn main() -> Result<()> {
         let n = a.check_heads.div_ceil(group).max(1) * group;
         let n = n.min(a.heads);
         let (text, pass) = match a.dtype() {
-            DType::F16 => check_heads::<half::f16>(n, (&q, &k, &v), &flash, &plain, group)?,
-            _ => check_heads::<half::bf16>(n, (&q, &k, &v), &flash, &plain, group)?,
+            DType::F16 => {
+                check_heads::<half::f16>(n, (&q, &k, &v), &flash, &plain, group, a.window)?
+            }
+            _ => check_heads::<half::bf16>(n, (&q, &k, &v), &flash, &plain, group, a.window)?,
         };
         println!("{text}");
         ok = pass;
     }
     println!(
-        "RESULT seq={} heads={} kv_heads={} head_dim={} dtype={:?} attention_ms plain={t_core_plain:.3} flash={t_core_flash:.3} speedup={:.2} layer_ms plain={t_layer_plain:.3} flash={t_layer_flash:.3} speedup={:.2} max_diff={d_core:.3e} rule={}",
+        "RESULT seq={} heads={} kv_heads={} head_dim={} dtype={:?} window={} attention_ms plain={t_core_plain:.3} flash={t_core_flash:.3} speedup={:.2} layer_ms plain={t_layer_plain:.3} flash={t_layer_flash:.3} speedup={:.2} max_diff={d_core:.3e} rule={}",
         a.seq,
         a.heads,
         a.kv_heads(),
         a.head_dim,
         a.dtype(),
+        a.window.map_or("none".to_string(), |w| w.to_string()),
         t_core_plain / t_core_flash,
         t_layer_plain / t_layer_flash,
         if a.check_heads == 0 {
