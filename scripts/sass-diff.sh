@@ -24,10 +24,40 @@
 # "code", with the instruction counts and the first differing instruction, and/or "resources".
 # Exits 0 when every function is the same, 1 when any differs or is in one build only, 2 when the
 # inputs hold no objects.
+#
+#   scripts/sass-diff.sh --self-test [TARGET]
+#
+# checks the comparison itself on a build's objects (TARGET: a cargo target directory, default
+# target/; scripts/test.sh runs it): an object against itself must be identical (exit 0), a
+# kernel of one name compiled with two bodies must differ in code (exit 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = --self-test ]; then
+  out=$(ls -t "${2:-target}"/*/build/flashattn-sys-*/out/libflashattn_kernels.a 2>/dev/null | head -1)
+  [ -n "$out" ] || { echo "sass-diff self-test: no flashattn-sys build under ${2:-target}" >&2; exit 2; }
+  out=$(dirname "$out") tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  mkdir -p "$tmp/a" "$tmp/b"
+  cp "$out"/*-merge_states.o "$tmp/a/merge.o"
+  cp "$out"/*-merge_states.o "$tmp/b/merge.o"
+  # One kernel, two bodies: the same function name with other code.
+  source scripts/setup.sh >/dev/null 2>&1
+  for n in 2 3; do
+    mkdir -p "$tmp/times$n"
+    echo "extern \"C\" __global__ void k(float *p) { p[threadIdx.x] = $n.0f * p[0]; }" > "$tmp/times$n.cu"
+    nvcc -gencode=arch=compute_90a,code=sm_90a -c "$tmp/times$n.cu" -o "$tmp/times$n/k.o"
+  done
+  "$0" "$tmp/a" "$tmp/b" > "$tmp/same.txt" 2>&1 || { cat "$tmp/same.txt"; echo "sass-diff self-test: an object differs from itself" >&2; exit 1; }
+  rc=0; "$0" "$tmp/times2" "$tmp/times3" > "$tmp/other.txt" 2>&1 || rc=$?
+  if [ $rc != 1 ] || ! grep -q "^DIFFERS (code" "$tmp/other.txt"; then
+    cat "$tmp/other.txt"; echo "sass-diff self-test: two kernels of one name were not told apart (exit $rc)" >&2; exit 1
+  fi
+  echo "sass-diff self-test: a build's merge_states.o against itself: $(tail -1 "$tmp/same.txt" | cut -d: -f2-);" \
+    "one kernel with two bodies: $(tail -1 "$tmp/other.txt" | cut -d: -f2-)"
+  exit 0
+fi
 if [ $# -ne 2 ]; then
-  sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 source scripts/setup.sh >/dev/null 2>&1

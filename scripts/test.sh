@@ -17,6 +17,8 @@ python3 scripts/sanitizer-findings.py --self-test
 scripts/docs-check.sh
 # The timeline and variant A/B probes still build against the kernels (sm_90a, about 2 min).
 scripts/probes-check.sh
+# scripts/sass-diff.sh tells identical machine code from different (installs cuobjdump; seconds).
+scripts/sass-diff.sh --self-test target
 # crates/flashattn-candle is a workspace of its own (candle's `cuda` feature must not reach the
 # crates above): its build, CPU tests and the candle + flashattn co-build check.
 # FLASHATTN_SKIP_CANDLE=1 leaves it out.
