@@ -12,7 +12,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use cudarc::driver::CudaStream;
+use cudarc::driver::{CudaSlice, CudaStream};
 use flashattn::{DType, Strides, Tensor, TensorMut};
 use flashattn_ref as reference;
 use half::{bf16, f16};
@@ -259,23 +259,42 @@ fn run_typed<T: TestElement>(
         total_q,
         total_k,
     };
-    let info = flashattn::forward_varlen(
-        stream,
-        p,
-        &seqs,
-        Tensor::new(&q_dev, qs),
-        Tensor::new(&k_dev, ks),
-        Tensor::new(&v_dev, vs),
-        TensorMut::new(&mut o_dev, os),
-        c.with_lse.then_some(&mut lse_dev),
-        flashattn::HeadVectors {
-            alibi_slopes: slopes_dev.as_ref(),
-            sinks: sinks_dev.as_ref(),
-        },
-    )?;
+    let call = |o_dev: &mut CudaSlice<T>, lse_dev: &mut CudaSlice<f32>| {
+        flashattn::forward_varlen(
+            stream,
+            p,
+            &seqs,
+            Tensor::new(&q_dev, qs),
+            Tensor::new(&k_dev, ks),
+            Tensor::new(&v_dev, vs),
+            TensorMut::new(o_dev, os),
+            c.with_lse.then_some(lse_dev),
+            flashattn::HeadVectors {
+                alibi_slopes: slopes_dev.as_ref(),
+                sinks: sinks_dev.as_ref(),
+            },
+        )
+    };
+    let info = call(&mut o_dev, &mut lse_dev)?;
     stream.synchronize()?;
     let o_host: Vec<T> = stream.clone_dtoh(&o_dev)?;
     let lse_host: Vec<f32> = stream.clone_dtoh(&lse_dev)?;
+    // The same call again, O and LSE poisoned again: it must give the same bits (README,
+    // "Determinism").
+    stream.memcpy_htod(&o_init, &mut o_dev)?;
+    stream.memcpy_htod(&lse_init, &mut lse_dev)?;
+    call(&mut o_dev, &mut lse_dev)?;
+    stream.synchronize()?;
+    let repeats = stream
+        .clone_dtoh(&o_dev)?
+        .iter()
+        .zip(&o_host)
+        .all(|(x, y)| x.bits() == y.bits())
+        && stream
+            .clone_dtoh(&lse_dev)?
+            .iter()
+            .zip(&lse_host)
+            .all(|(x, y)| x.to_bits() == y.to_bits());
 
     let problem = reference_problem(p);
     let seqs = reference::Varlen {
@@ -302,6 +321,14 @@ fn run_typed<T: TestElement>(
         check.error = Some(format!(
             "LSE values past [heads_q, total_q] = {lse_len} were overwritten"
         ));
+    }
+    if !repeats {
+        check.pass = false;
+        check.ratio = f64::INFINITY;
+        check.error = Some(
+            "a second call (O and LSE poisoned again) did not repeat the first's O and LSE bit for bit"
+                .into(),
+        );
     }
     Ok(Outcome {
         check,

@@ -4,8 +4,8 @@
 //! automatic split counts, sequence-major and heads-major caches, block-table entries outside the
 //! cache (their keys are skipped). Each sequence is checked under the project's rule against the f64
 //! reference over its own keys, with the naive same-precision attention as the yardstick;
-//! outputs start poisoned (NaN). A second test prints bandwidth figures. Run on a GPU with
-//! `--include-ignored`.
+//! outputs start poisoned (NaN); each call is made twice and must repeat its bits. A second test
+//! prints bandwidth figures. Run on a GPU with `--include-ignored`.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -193,32 +193,55 @@ fn run<T: TestElement>(stream: &Arc<CudaStream>, c: &Case, seed: u64) -> Result<
     let table_d = table
         .as_ref()
         .map(|(t, _, _)| stream.clone_htod(t).unwrap());
-    let paged = match (&table, &table_d) {
-        (Some((_, width, num_pages)), Some(td)) => Some(PagedKv {
-            block_table: td,
-            width: *width,
-            page_size: c.page_size.unwrap(),
-            num_pages: *num_pages,
-        }),
-        _ => None,
+    let call = |od: &mut CudaSlice<T>, lse: &mut CudaSlice<f32>, ws: &mut CudaSlice<f32>| {
+        let paged = match (&table, &table_d) {
+            (Some((_, width, num_pages)), Some(td)) => Some(PagedKv {
+                block_table: td,
+                width: *width,
+                page_size: c.page_size.unwrap(),
+                num_pages: *num_pages,
+            }),
+            _ => None,
+        };
+        flashattn::decode(
+            stream,
+            &facts,
+            &p,
+            Tensor::new(&qd, qs),
+            Tensor::new(&kd, kv_strides),
+            Tensor::new(&vd, kv_strides),
+            paged,
+            c.with_seqlens.then_some(&lens_d),
+            TensorMut::new(od, qs),
+            Some(lse),
+            Some(ws),
+        )
+        .map_err(|e| format!("launch: {e}"))?;
+        stream.synchronize().map_err(|e| e.to_string())
     };
-    flashattn::decode(
-        stream,
-        &facts,
-        &p,
-        Tensor::new(&qd, qs),
-        Tensor::new(&kd, kv_strides),
-        Tensor::new(&vd, kv_strides),
-        paged,
-        c.with_seqlens.then_some(&lens_d),
-        TensorMut::new(&mut od, qs),
-        Some(&mut lse),
-        Some(&mut ws),
-    )
-    .map_err(|e| format!("launch: {e}"))?;
-    stream.synchronize().map_err(|e| e.to_string())?;
+    call(&mut od, &mut lse, &mut ws)?;
     let got_o: Vec<T> = stream.clone_dtoh(&od).unwrap();
     let got_lse: Vec<f32> = stream.clone_dtoh(&lse).unwrap();
+    // The same call again, O and LSE poisoned again, the workspace as the first call left it: the
+    // same bits (README, "Determinism").
+    stream
+        .memcpy_htod(&vec![T::from_bits(0x7FFF); nq], &mut od)
+        .unwrap();
+    stream.memcpy_htod(&vec![f32::NAN; rows], &mut lse).unwrap();
+    call(&mut od, &mut lse, &mut ws)?;
+    let again_o: Vec<T> = stream.clone_dtoh(&od).unwrap();
+    let again_lse: Vec<f32> = stream.clone_dtoh(&lse).unwrap();
+    if again_o
+        .iter()
+        .zip(&got_o)
+        .any(|(x, y)| x.bits() != y.bits())
+        || again_lse
+            .iter()
+            .zip(&got_lse)
+            .any(|(x, y)| x.to_bits() != y.to_bits())
+    {
+        return Err("a second call did not repeat the first's O and LSE bit for bit".into());
+    }
 
     // Check sequence by sequence against the reference over its own keys.
     let mut worst: f64 = 0.0;
