@@ -125,7 +125,8 @@ for step in $steps; do
         space=${fuzz_spaces[$i]} suffix=${i/#0/}; suffix=${suffix:+-$suffix}
         start=$SECONDS log="$out/fuzz$suffix.log"
         "$bin/flashattn-fuzz" $space --json "$out/fuzz$suffix.json" > "$log" 2>&1
-        note "fuzz ($space): rc=$? in $((SECONDS - start)) s; $(grep -E '^[0-9]+ cases, [0-9]+ failed|^all [0-9]+ cases passed' "$log" | tail -1)"
+        rc=$?
+        note "fuzz ($space): rc=$rc in $((SECONDS - start)) s; $(grep -E '^[0-9]+ cases, [0-9]+ failed|^all [0-9]+ cases passed' "$log" | tail -1)"
         tail -30 "$log" | tee -a "$summary"
       done ;;
     fuzz-sanitizer)

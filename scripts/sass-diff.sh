@@ -73,7 +73,8 @@ def objects_of(path):
     else:
         archives = glob.glob(os.path.join(path, "*", "build", "flashattn-sys-*", "out", "libflashattn_kernels.a"))
         if not archives:
-            sys.exit(f"sass-diff: no objects in {path} (neither *.o nor a flashattn-sys build under it)")
+            print(f"sass-diff: no objects in {path} (neither *.o nor a flashattn-sys build under it)", file=sys.stderr)
+            sys.exit(2)
         out_dir = os.path.dirname(max(archives, key=os.path.getmtime))
     return {re.sub(r"^[0-9a-f]{16}-", "", os.path.basename(p)): p for p in glob.glob(os.path.join(out_dir, "*.o"))}, out_dir
 
@@ -165,7 +166,8 @@ for n in names:
                 print(f"    old {ro}\n    new {rn}")
             differ += 1
 if same + differ + lone == 0:
-    sys.exit("sass-diff: the builds have no functions to compare")
+    print("sass-diff: the builds have no functions to compare", file=sys.stderr)
+    sys.exit(2)
 print(f"{len(names)} objects: {same} functions identical, {differ} different ({renamed} of them in register"
       f" numbers only), {lone} in one build only")
 sys.exit(0 if differ + lone == 0 else 1)
