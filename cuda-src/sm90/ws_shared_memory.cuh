@@ -47,16 +47,12 @@ struct WsSharedMemory {
     static constexpr int kSlots = kQBuffers + 1;
     static_assert(kSlots * 16 <= Traits::kTileSlotBytes);
 
-    unsigned char *raw;     // the dynamic shared memory, as the kernel declares it
-    uint32_t base;          // its first 1024-byte aligned address
-    uint32_t bars;          // the first barrier (barriers(), below)
-    uint32_t q_more_pairs;  // the pair of Q's part 1 of buffer 0 (q_full, below)
+    unsigned char *raw;  // the dynamic shared memory, as the kernel declares it
+    uint32_t base;       // its first 1024-byte aligned address
 
     __device__ __forceinline__ explicit WsSharedMemory(unsigned char *smem_raw)
         : raw(smem_raw),
-          base((sm80::smem_addr(smem_raw) + kSwizzleBytes - 1) & ~static_cast<uint32_t>(kSwizzleBytes - 1)),
-          bars(k_tile(kStages) + (kOTile ? Traits::kOBytes : 0) + (kQBuffers == 2 ? Traits::kQBytes : 0)),
-          q_more_pairs(bars + 8 * (3 + 4 * kStages + Traits::kMergeBarriers)) {}
+          base((sm80::smem_addr(smem_raw) + kSwizzleBytes - 1) & ~static_cast<uint32_t>(kSwizzleBytes - 1)) {}
 
     // --- Tiles ---
     __device__ __forceinline__ uint32_t k_tile(int stage) const {
@@ -76,19 +72,22 @@ struct WsSharedMemory {
     // a key tile is done a whole turn before its P.V: with one release for both, the K that refills
     // a buffer started loading only when the tensor cores were about to need it (two buffers at
     // head dim 256 left a TMA latency of idle tensor cores in every turn).
-    __device__ __forceinline__ uint32_t barriers() const { return bars; }
+    __device__ __forceinline__ uint32_t barriers() const {
+        return k_tile(kStages) + (kOTile ? Traits::kOBytes : 0) + (kQBuffers == 2 ? Traits::kQBytes : 0);
+    }
     // Part `part` of the CTA's tt-th tile's Q landed; read by its consumers' warps. Pair
     // b * kQParts + c is buffer b's part c.
     __device__ __forceinline__ uint32_t q_full(int tt, int part) const {
         const int pair = (kQBuffers == 2 ? (tt & 1) * kQParts : 0) + part;
-        return pair == 0 ? bars : q_more_pairs + 16 * (pair - 1);
+        const uint32_t more_pairs = barriers() + 8 * (3 + 4 * kStages + Traits::kMergeBarriers);
+        return pair == 0 ? barriers() : more_pairs + 16 * (pair - 1);
     }
     __device__ __forceinline__ uint32_t q_empty(int tt, int part) const { return q_full(tt, part) + 8; }
     __device__ __forceinline__ uint32_t k_full(int stage) const { return barriers() + 8 * (2 + stage); }
     __device__ __forceinline__ uint32_t v_full(int stage) const { return barriers() + 8 * (2 + kStages + stage); }
     __device__ __forceinline__ uint32_t k_empty(int stage) const { return barriers() + 8 * (2 + 2 * kStages + stage); }
     __device__ __forceinline__ uint32_t v_empty(int stage) const { return barriers() + 8 * (2 + 3 * kStages + stage); }
-    __device__ __forceinline__ uint32_t v_tail_zeroed() const { return bars + 8 * (2 + 4 * kStages); }
+    __device__ __forceinline__ uint32_t v_tail_zeroed() const { return barriers() + 8 * (2 + 4 * kStages); }
     // A split short tile's merge (ws_kernel.cuh, split_tile): every consumer in; consumer c's
     // state written (c >= 1); consumer 0 done reading it.
     __device__ __forceinline__ uint32_t merge_entry() const { return barriers() + 8 * (3 + 4 * kStages); }
