@@ -338,15 +338,7 @@ fn run_typed<T: TestElement>(
     let lse = case.with_lse.then_some(&lse_host[..lse_len]);
     let mut check = reference::check(&problem, &got, lse, &want, &naive);
     fail_on_stray_writes(&mut check, &addressed, &o_host);
-    if !repeats {
-        check.pass = false;
-        check.ratio = f64::INFINITY;
-        check.error = Some(
-            "a second call (O and LSE poisoned again, a workspace as the first call left it) did \
-             not repeat the first's O and LSE bit for bit"
-                .into(),
-        );
-    }
+    fail_unless_repeated(&mut check, repeats);
     Ok(Outcome {
         check,
         config: info.config,
@@ -421,14 +413,41 @@ pub(crate) fn launch_host<T: TestElement>(
     stream.memcpy_htod(&vec![f32::NAN; lse_len.max(1)], &mut lse_dev)?;
     call(&mut o_dev, &mut lse_dev)?;
     stream.synchronize()?;
-    let same = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits());
-    let repeats = stream
-        .clone_dtoh(&o_dev)?
-        .iter()
-        .zip(&o_host)
-        .all(|(x, y)| x.bits() == y.bits())
-        && same(&stream.clone_dtoh(&lse_dev)?, &lse_host);
+    let repeats = holds_bits(stream, &o_dev, &lse_dev, &o_host, &lse_host)?;
     Ok((o_host, lse_host, info, repeats))
+}
+
+/// Whether O and LSE on the device hold `o` and `lse` bit for bit: a repeated call's outputs
+/// against the first call's (README, "Determinism").
+pub fn holds_bits<T: TestElement>(
+    stream: &Arc<CudaStream>,
+    o_dev: &CudaSlice<T>,
+    lse_dev: &CudaSlice<f32>,
+    o: &[T],
+    lse: &[f32],
+) -> Result<bool, cudarc::driver::DriverError> {
+    let o_again = stream.clone_dtoh(o_dev)?;
+    let lse_again = stream.clone_dtoh(lse_dev)?;
+    Ok(o_again.len() == o.len()
+        && lse_again.len() == lse.len()
+        && o_again.iter().zip(o).all(|(x, y)| x.bits() == y.bits())
+        && lse_again
+            .iter()
+            .zip(lse)
+            .all(|(x, y)| x.to_bits() == y.to_bits()))
+}
+
+/// Fail `check` when a second call did not repeat the first's O and LSE ([`holds_bits`]).
+pub(crate) fn fail_unless_repeated(check: &mut reference::Check, repeats: bool) {
+    if !repeats {
+        check.pass = false;
+        check.ratio = f64::INFINITY;
+        check.error = Some(
+            "a second call (O and LSE poisoned again, a workspace if any as the first call left \
+             it) did not repeat the first's O and LSE bit for bit"
+                .into(),
+        );
+    }
 }
 
 /// Fail `check` when an element of O outside its shape (`addressed` false: padding or past the

@@ -23,7 +23,8 @@ use rand::rngs::StdRng;
 
 use crate::harness::{
     Case, Layout, O_TAIL, Outcome, POISON_BITS, Role, SENTINEL_BITS, TestElement,
-    addressed_elements, fail_on_stray_writes, len_of, make_input, r, reference_problem,
+    addressed_elements, fail_on_stray_writes, fail_unless_repeated, holds_bits, len_of, make_input,
+    r, reference_problem,
 };
 use crate::strategies::{CaseSpace, SpaceError, seqlen_strategy};
 
@@ -285,16 +286,7 @@ fn run_typed<T: TestElement>(
     stream.memcpy_htod(&lse_init, &mut lse_dev)?;
     call(&mut o_dev, &mut lse_dev)?;
     stream.synchronize()?;
-    let repeats = stream
-        .clone_dtoh(&o_dev)?
-        .iter()
-        .zip(&o_host)
-        .all(|(x, y)| x.bits() == y.bits())
-        && stream
-            .clone_dtoh(&lse_dev)?
-            .iter()
-            .zip(&lse_host)
-            .all(|(x, y)| x.to_bits() == y.to_bits());
+    let repeats = holds_bits(stream, &o_dev, &lse_dev, &o_host, &lse_host)?;
 
     let problem = reference_problem(p);
     let seqs = reference::Varlen {
@@ -322,14 +314,7 @@ fn run_typed<T: TestElement>(
             "LSE values past [heads_q, total_q] = {lse_len} were overwritten"
         ));
     }
-    if !repeats {
-        check.pass = false;
-        check.ratio = f64::INFINITY;
-        check.error = Some(
-            "a second call (O and LSE poisoned again) did not repeat the first's O and LSE bit for bit"
-                .into(),
-        );
-    }
+    fail_unless_repeated(&mut check, repeats);
     Ok(Outcome {
         check,
         config: info.config,

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use cudarc::driver::{CudaSlice, CudaStream};
 use flashattn::{DType, DecodeParams, DeviceFacts, PagedKv, Strides, Tensor, TensorMut};
-use flashattn_fuzz::harness::{TestElement, gpu_stream};
+use flashattn_fuzz::harness::{TestElement, gpu_stream, holds_bits};
 use flashattn_ref as reference;
 use half::{bf16, f16};
 use rand::rngs::StdRng;
@@ -229,17 +229,7 @@ fn run<T: TestElement>(stream: &Arc<CudaStream>, c: &Case, seed: u64) -> Result<
         .unwrap();
     stream.memcpy_htod(&vec![f32::NAN; rows], &mut lse).unwrap();
     call(&mut od, &mut lse, &mut ws)?;
-    let again_o: Vec<T> = stream.clone_dtoh(&od).unwrap();
-    let again_lse: Vec<f32> = stream.clone_dtoh(&lse).unwrap();
-    if again_o
-        .iter()
-        .zip(&got_o)
-        .any(|(x, y)| x.bits() != y.bits())
-        || again_lse
-            .iter()
-            .zip(&got_lse)
-            .any(|(x, y)| x.to_bits() != y.to_bits())
-    {
+    if !holds_bits(stream, &od, &lse, &got_o, &got_lse).map_err(|e| e.to_string())? {
         return Err("a second call did not repeat the first's O and LSE bit for bit".into());
     }
 
