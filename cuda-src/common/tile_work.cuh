@@ -311,7 +311,7 @@ struct SplitTail {
         return from.tile == to.tile && from.key_tile == to.key_tile ? 0 : to.tile - from.tile + (to.key_tile > 0);
     }
     // The first CTA whose stretch holds part of tile `tile`, from CTA `cta`, which does: the one
-    // whose stretch starts at the tile's first key tile or before it (ws_kernel.cuh's merge walks
+    // whose stretch starts at the tile's first key tile or before it (ws_consumer.cuh's merge_split_tail walks
     // on from there, CTA by CTA, while a stretch ends inside the tile).
     __host__ __device__ __forceinline__ int first_cta(int tile, int cta, int ctas) const {
         for (TailPoint s = start(cta, ctas); s.tile == tile && s.key_tile > 0; s = start(cta, ctas)) --cta;
@@ -506,7 +506,7 @@ inline bool split_tail_deal(const FlashAttnFwdParams &p, int block_m, int block_
     const long long key_tiles = (static_cast<long long>(p.seqlen_k) + block_n - 1) / block_n;
     const long long rounds = full / ctas;
     const long long tail = full - rounds * ctas;
-    // SplitTail's 32 bits; a piece's key tiles announced in 16 bits each (ws_kernel.cuh's slot).
+    // SplitTail's 32 bits; a piece's key tiles announced in 16 bits each (ws_producer.cuh's slot).
     if (count * key_tiles > 0x7fffffffll || key_tiles >= 0x10000 || rounds < 1 || tail == 0) return false;
     const double s = shorts > 0 ? short_tile_cost(short_blocks, block_m / 64) : 0.0;  // in full tiles
     const long long q = shorts / ctas;

@@ -1,7 +1,7 @@
 // The split tail's deal on the host (common/tile_work.cuh, SplitTail and split_tail_deal), checked
 // without a GPU over random launches and CTA counts: every tile's keys dealt exactly once, each
 // to one CTA (the rounds' whole tiles, the stretches' pieces, the short tiles after them); no
-// piece empty; every piece's merge (ws_kernel.cuh, merge_split_tail) finding each piece of its tile in
+// piece empty; every piece's merge (ws_consumer.cuh, merge_split_tail) finding each piece of its tile in
 // the stretches' order and the slot its writer chose; and refusals where the kernel's 32-bit
 // deal or 16-bit piece announcement could not hold a launch. Built and run by
 // scripts/probes-check.sh (part of scripts/test.sh); exits 1 on the first broken deal.

@@ -13,6 +13,7 @@
 
 #include "common/tile_work.cuh"
 #include "sm80/primitives.cuh"
+#include "sm90/qkv_tiles.cuh"
 #include "sm90/traits.cuh"
 #include "sm90/warpgroup_tile.cuh"
 #include "sm90/wgmma.cuh"
@@ -26,7 +27,6 @@ namespace flashattn::sm90 {
 using sm80::cp_async_16;
 using sm80::cp_async_commit;
 using sm80::cp_async_wait;
-using sm80::smem_addr;
 
 // Copy rows [0, kRows) of a tile from global memory into the swizzled atom layout at shared
 // address `tile`, all threads of the CTA; rows >= valid_rows become zeros without being read.
@@ -75,12 +75,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     constexpr int kCPR = Traits::kChunksPerRow;
 
     extern __shared__ unsigned char smem_raw[];
-    // wgmma's swizzle is a function of address bits, so tiles must start on 1024-byte boundaries.
-    const uint32_t raw_base = smem_addr(smem_raw);
-    const uint32_t smem_base = (raw_base + kSwizzleBytes - 1) & ~static_cast<uint32_t>(kSwizzleBytes - 1);
-    const uint32_t q_smem = smem_base;
-    auto k_smem = [&](int stage) { return smem_base + Traits::kQBytes + stage * 2 * Traits::kTileBytes; };
-    auto v_smem = [&](int stage) { return k_smem(stage) + Traits::kTileBytes; };
+    const QkvTiles<Traits> smem(smem_raw);
 
     // Launched as a programmatic dependent (common/launch.cuh): nothing in global memory is
     // touched before the kernel ahead on the stream is done.
@@ -98,11 +93,11 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     const int n_blocks = n_block_max - work.keys.n_block_min(kBlockN);
     auto load_k = [&](int n_block, int stage) {
         const int key0 = n_block * kBlockN;
-        load_tile<Traits, kBlockN>(k_smem(stage), work.k + key0 * p.k_row_stride, p.k_row_stride, work.len.k - key0);
+        load_tile<Traits, kBlockN>(smem.k_tile(stage), work.k + key0 * p.k_row_stride, p.k_row_stride, work.len.k - key0);
     };
     auto load_v = [&](int n_block, int stage) {
         const int key0 = n_block * kBlockN;
-        load_tile<Traits, kBlockN>(v_smem(stage), work.v + key0 * p.v_row_stride, p.v_row_stride, work.len.k - key0);
+        load_tile<Traits, kBlockN>(smem.v_tile(stage), work.v + key0 * p.v_row_stride, p.v_row_stride, work.len.k - key0);
     };
     auto load_kv = [&](int n_block, int stage) {
         load_k(n_block, stage);
@@ -112,7 +107,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     // Commit groups: {Q, K of the first tile}, {its V}, then one per later tile. The short
     // sequences are latency-bound and the first Q.K^T waits for nothing but its operands; the
     // first V lands under it. Later tiles keep one group each, so wait_group counts stay exact.
-    load_tile<Traits, kBlockM>(q_smem, work.q, p.q_row_stride, work.rows_here);
+    load_tile<Traits, kBlockM>(smem.q_tile(), work.q, p.q_row_stride, work.rows_here);
     load_k(n_block_max - 1, 0);
     cp_async_commit();
     load_v(n_block_max - 1, 0);
@@ -148,7 +143,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
             cp_async_commit();
 
             Scores acc_s;
-            wg.issue_qk(acc_s, q_smem, k_smem(stage));
+            wg.issue_qk(acc_s, smem.q_tile(), smem.k_tile(stage));
             wgmma_wait<0>();
             hold(acc_s);
             PFrag p_frag;
@@ -158,7 +153,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
                 tiles_landed();
             }
             hold(wg.acc_o);
-            wg.issue_pv(p_frag, v_smem(stage));
+            wg.issue_pv(p_frag, smem.v_tile(stage));
             wgmma_wait<0>();
             hold(wg.acc_o);
             hold(p_frag);
@@ -171,7 +166,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
         Scores acc_a, acc_b;
         cp_async_wait<kStages - 1>();  // Q and the first K
         tiles_landed();
-        wg.issue_qk(acc_a, q_smem, k_smem(0));
+        wg.issue_qk(acc_a, smem.q_tile(), smem.k_tile(0));
         wgmma_wait<0>();
         hold(acc_a);
         auto step = [&](int iter, Scores &cur, Scores &next) {
@@ -185,7 +180,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
                 tiles_landed();  // tile iter+1 landed; tile iter-1's buffer is free
                 if (iter + 2 < n_blocks) load_kv(n_block_max - 1 - (iter + 2), (iter + 2) % kStages);
                 cp_async_commit();
-                wg.issue_qk(next, q_smem, k_smem((iter + 1) % kStages));
+                wg.issue_qk(next, smem.q_tile(), smem.k_tile((iter + 1) % kStages));
             }
             PFrag p_frag;
             wg.to_p(cur, offsets, p_frag);
@@ -193,7 +188,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
                 cp_async_wait<0>();  // the first V (with a next tile, the wait above covered it)
                 tiles_landed();
             }
-            wg.issue_pv(p_frag, v_smem(iter % kStages));
+            wg.issue_pv(p_frag, smem.v_tile(iter % kStages));
             wgmma_wait<0>();
             hold(wg.acc_o);
             hold(p_frag);
@@ -209,7 +204,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     // buffer so global stores are whole 16-byte chunks.
     cp_async_wait<0>();
     __syncthreads();  // every warp is done with Q and the last K/V stage
-    const uint32_t o_smem = q_smem;
+    const uint32_t o_smem = smem.q_tile();
     wg.finish(p, work, o_smem, g);
     __syncthreads();
     store_o_rows<Traits>(o_smem, work.o, p.o_row_stride, 0, work.rows_here, threadIdx.x, Traits::kThreads);

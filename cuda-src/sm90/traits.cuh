@@ -107,7 +107,7 @@ struct WsTraits {
 
     static constexpr int kQBytes = kBlockM * kHeadDim * static_cast<int>(sizeof(Element));
     static constexpr int kTileBytes = kBlockN * kHeadDim * static_cast<int>(sizeof(Element));
-    // A short tile split by keys (ws_kernel.cuh) hands each consumer's partial softmax state
+    // A short tile split by keys (ws_consumer.cuh, split_short_tile) hands each consumer's partial softmax state
     // (per thread: its kHeadDim / 2 O accumulators, two row maxima, two row sums) to consumer 0
     // through the O tile, one state at a time, ordered by mbarriers: the first consumer's state
     // waits until every consumer is in, each later one until consumer 0 has read the one before.
@@ -133,10 +133,10 @@ struct WsTraits {
     static constexpr bool kOFromRegisters = !kSeparateO && kHeadDim == 128;
     static constexpr bool kWalks = kSeparateO || kOFromRegisters;
     // The walk computes a short tile of at most 64 rows on every consumer, split by keys, with
-    // its O tile as the merge's slot (ws_kernel.cuh, split_tile).
+    // its O tile as the merge's slot (ws_consumer.cuh, split_short_tile).
     static constexpr bool kWalkSplitsShortTiles = kSeparateO && kStateFitsOTile;
     // The two-consumer walk with O's own tile takes each tile's first Q.K^T in the turn of the
-    // previous tile's last P.V (ws_kernel.cuh, kAhead), so the next tile's Q must have landed by
+    // previous tile's last P.V (ws_consumer.cuh, kAhead), so the next tile's Q must have landed by
     // then: a second Q buffer, after the O tile. Measured on the lent H200 against one buffer
     // and the tile's own first turn (docs/benchmarks/2026-11-28-h200-four-consumers.md): bf16
     // B16 H32 S1024 7% faster, f16 B8 H16 S512 3%; with three consumers, whose 160 registers
@@ -150,7 +150,7 @@ struct WsTraits {
     // tile boundary about 1.7 us shorter than a new CTA's, but its key tiles 5-9% slower, turn for
     // turn (ptxas orders the walking kernel's key loop differently): on the H100 512 and 1,024
     // keys ran 8-11% and 4-6% faster, 8,192 3% slower. With Q released after the key loop
-    // (ws_kernel.cuh), on the H200: 2,048 keys walk 2.3-4% faster on the 80-, 128- and 176-key
+    // (ws_consumer.cuh), on the H200: 2,048 keys walk 2.3-4% faster on the 80-, 128- and 176-key
     // tiles (6.5% with softcap), 4,096 keys 0.1-0.5% faster, 8,192 and 16,384 0.5-1.4% slower
     // (docs/benchmarks/2026-11-28-h200-walk-loop.md, 2026-11-28-h200-walk-limit.md).
     static constexpr int kWalkMaxKeys = 4096;

@@ -1,6 +1,6 @@
 // Where a warp-specialized CTA (ws_kernel.cuh) keeps everything in shared memory, and the
-// phases of its barriers. From the 1024-byte aligned base (the 128-byte swizzle repeats every
-// 1024 bytes, and TMA boxes and wgmma descriptors assume it):
+// phases of its barriers. After the Q tile and the K/V ring both sm_90a kernels lay out alike
+// (qkv_tiles.cuh):
 //
 //   Q tile | K 0 | V 0 | K 1 | V 1 | ... | O tile (walks, WsTraits::kSeparateO)
 //          | second Q tile (walks with two Q buffers, WsTraits::kPersistentQBuffers)
@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "sm80/primitives.cuh"
+#include "sm90/qkv_tiles.cuh"
 #include "sm90/tma.cuh"
 #include "sm90/traits.cuh"
 #include "sm90/wgmma.cuh"
@@ -33,7 +34,9 @@ __host__ __device__ constexpr int q_parts(bool persistent) {
 }
 
 template <typename Traits, bool kPersistent>
-struct WsSharedMemory {
+struct WsSharedMemory : QkvTiles<Traits> {
+    using QkvTiles<Traits>::base;
+    using QkvTiles<Traits>::ring_end;
     static constexpr int kStages = Traits::kStages;
     static constexpr int kConsumers = Traits::kConsumers;
     // The walks' O tile after the ring (where it fits), else O is staged in the Q tile.
@@ -43,26 +46,20 @@ struct WsSharedMemory {
     static constexpr int kQBuffers = kPersistent ? Traits::kPersistentQBuffers : 1;
     static constexpr int kQParts = q_parts<Traits>(kPersistent);
     static constexpr int kQPartRows = Traits::kBlockM / kQParts;
-    // A walk's tile slots: tile t's is t % kSlots (why that many: ws_kernel.cuh, the producer).
+    // A walk's tile slots: tile t's is t % kSlots (why that many: ws_producer.cuh, issue_copies).
     static constexpr int kSlots = kQBuffers + 1;
     static_assert(kSlots * 16 <= Traits::kTileSlotBytes);
 
     unsigned char *raw;  // the dynamic shared memory, as the kernel declares it
-    uint32_t base;       // its first 1024-byte aligned address
 
     __device__ __forceinline__ explicit WsSharedMemory(unsigned char *smem_raw)
-        : raw(smem_raw),
-          base((sm80::smem_addr(smem_raw) + kSwizzleBytes - 1) & ~static_cast<uint32_t>(kSwizzleBytes - 1)) {}
+        : QkvTiles<Traits>(smem_raw), raw(smem_raw) {}
 
-    // --- Tiles ---
-    __device__ __forceinline__ uint32_t k_tile(int stage) const {
-        return base + Traits::kQBytes + stage * 2 * Traits::kTileBytes;
-    }
-    __device__ __forceinline__ uint32_t v_tile(int stage) const { return k_tile(stage) + Traits::kTileBytes; }
-    __device__ __forceinline__ uint32_t o_tile() const { return kOTile ? k_tile(kStages) : base; }
+    // --- Tiles after the ring ---
+    __device__ __forceinline__ uint32_t o_tile() const { return kOTile ? ring_end() : base; }
     // The Q buffer of the CTA's tt-th tile.
     __device__ __forceinline__ uint32_t q_tile(int tt) const {
-        return kQBuffers == 2 && (tt & 1) ? k_tile(kStages) + Traits::kOBytes : base;
+        return kQBuffers == 2 && (tt & 1) ? ring_end() + Traits::kOBytes : base;
     }
 
     // --- Barriers ---
@@ -73,7 +70,7 @@ struct WsSharedMemory {
     // a buffer started loading only when the tensor cores were about to need it (two buffers at
     // head dim 256 left a TMA latency of idle tensor cores in every turn).
     __device__ __forceinline__ uint32_t barriers() const {
-        return k_tile(kStages) + (kOTile ? Traits::kOBytes : 0) + (kQBuffers == 2 ? Traits::kQBytes : 0);
+        return ring_end() + (kOTile ? Traits::kOBytes : 0) + (kQBuffers == 2 ? Traits::kQBytes : 0);
     }
     // Part `part` of the CTA's tt-th tile's Q landed; read by its consumers' warps. Pair
     // b * kQParts + c is buffer b's part c.
@@ -88,7 +85,7 @@ struct WsSharedMemory {
     __device__ __forceinline__ uint32_t k_empty(int stage) const { return barriers() + 8 * (2 + 2 * kStages + stage); }
     __device__ __forceinline__ uint32_t v_empty(int stage) const { return barriers() + 8 * (2 + 3 * kStages + stage); }
     __device__ __forceinline__ uint32_t v_tail_zeroed() const { return barriers() + 8 * (2 + 4 * kStages); }
-    // A split short tile's merge (ws_kernel.cuh, split_tile): every consumer in; consumer c's
+    // A split short tile's merge (ws_consumer.cuh, split_short_tile): every consumer in; consumer c's
     // state written (c >= 1); consumer 0 done reading it.
     __device__ __forceinline__ uint32_t merge_entry() const { return barriers() + 8 * (3 + 4 * kStages); }
     __device__ __forceinline__ uint32_t merge_full(int c) const { return merge_entry() + 8 * c; }
