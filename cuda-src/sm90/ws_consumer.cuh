@@ -169,6 +169,7 @@ struct WsConsumer {
     const Smem &smem;
     WsTile<Traits, F> &tile;
     const bool packed;
+    const int warpgroup;  // 1 + consumer
     const int consumer;
     const int q_part;  // the part of Q holding its rows
     const int warp;
@@ -198,6 +199,7 @@ struct WsConsumer {
           smem(shared),
           tile(first_tile),
           packed(packed_tensors),
+          warpgroup(warpgroup_index),
           consumer(warpgroup_index - 1),
           q_part(kQParts == 1 ? 0 : warpgroup_index - 1),
           warp((threadIdx.x / 32) % 4),
@@ -406,7 +408,7 @@ struct WsConsumer {
         named_barrier_sync(kEpilogueBarrier<Traits> + consumer, 128);
         if (!args.o_by_tma) {
             store_o_rows<Traits>(smem.o_tile(), work.o, p.o_row_stride, row_first, min(row_first + 64, work.rows_here),
-                                 threadIdx.x % 128, 128);
+                                 threadIdx.x - 128 * warpgroup, 128);
         } else if (store_thread) {
 #pragma unroll
             for (int a = 0; a < kAtoms; ++a)
