@@ -125,10 +125,9 @@ __device__ __forceinline__ bool merge_split_tail(const FlashAttnFwdParams &p, co
     return true;
 }
 
-// A consumer warpgroup's part of the CTA: its 64 rows of each tile it computes (run), one tile
-// after another. The kernel makes one per consumer warpgroup after the producer has taken the
-// first tile; `tile` is the kernel's, which a walk's consumers then step to each tile the
-// producer announces.
+// A consumer warpgroup's part of the CTA: its 64 rows of each tile (run), one tile after another.
+// Each consumer warpgroup makes one on the CTA's first tile, which every thread works out; `tile`
+// is the kernel's, which a walk's consumers then step to each tile the producer announces.
 template <typename Traits, Variant kVariant, bool kPersistent>
 struct WsConsumer {
     using F = Features<kVariant>;
