@@ -19,6 +19,8 @@ scripts/docs-check.sh
 scripts/probes-check.sh
 # scripts/sass-diff.sh tells identical machine code from different (installs cuobjdump; seconds).
 scripts/sass-diff.sh --self-test target
+# No warp-specialized kernel spills (each has no stack frame; seconds).
+scripts/ws-stack-check.sh "${CARGO_TARGET_DIR:-target}"
 # crates/flashattn-candle is a workspace of its own (candle's `cuda` feature must not reach the
 # crates above): its build, CPU tests and the candle + flashattn co-build check.
 # FLASHATTN_SKIP_CANDLE=1 leaves it out.
