@@ -167,8 +167,9 @@ struct WsConsumer {
     const FlashAttnFwdParams &p;
     const Smem &smem;
     WsTile<Traits, F> &tile;
-    const bool packed;
-    const int warpgroup;  // 1 + consumer
+    // 1 + consumer, kept as the kernel's own value: O's 16-byte stores index threads from it, and
+    // from consumer + 1 (or threadIdx.x % 128) the three-consumer walks spill (ws-stack-check.sh).
+    const int warpgroup;
     const int consumer;
     const int q_part;  // the part of Q holding its rows
     const int warp;
@@ -192,12 +193,11 @@ struct WsConsumer {
     Scores ahead_s;  // S of a tile's first key tile, issued before the tile
 
     __device__ __forceinline__ WsConsumer(const WsArgs &kernel_args, const Smem &shared, WsTile<Traits, F> &first_tile,
-                                          bool packed_tensors, int warpgroup_index)
+                                          int warpgroup_index)
         : args(kernel_args),
           p(kernel_args.params),
           smem(shared),
           tile(first_tile),
-          packed(packed_tensors),
           warpgroup(warpgroup_index),
           consumer(warpgroup_index - 1),
           q_part(kQParts == 1 ? 0 : warpgroup_index - 1),
@@ -245,12 +245,12 @@ struct WsConsumer {
         if (kSplitTail) announced_piece = __shfl_sync(0xffffffff, piece, 0);
         return announcement.x >= 0;
     }
-    // The tile just announced.
+    // The tile just announced (a walk's: never packed varlen tensors).
     __device__ __forceinline__ void take_tile() {
         if constexpr (kSplitTail)
-            tile = WsTile<Traits, F>(p, announcement, packed, make_int2(announced_piece & 0xffff, announced_piece >> 16));
+            tile = WsTile<Traits, F>(p, announcement, false, make_int2(announced_piece & 0xffff, announced_piece >> 16));
         else
-            tile = WsTile<Traits, F>(p, announcement, packed);
+            tile = WsTile<Traits, F>(p, announcement, false);
     }
     // The step to the CTA's next tile, t; false after its last.
     __device__ __forceinline__ bool next_tile() {

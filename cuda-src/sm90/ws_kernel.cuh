@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     }
 
     warpgroup_claim_registers<Traits::kConsumerRegs>();
-    Consumer(args, smem, tile, packed, warpgroup).run();
+    Consumer(args, smem, tile, warpgroup).run();
 }
 
 // Builds the tensor maps and launches; a call whose tensors no tensor map describes (a zero or
