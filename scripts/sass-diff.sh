@@ -63,26 +63,15 @@ fi
 source scripts/setup.sh >/dev/null 2>&1
 flashattn_setup_cuobjdump >&2
 set +u
-exec python3 - "$1" "$2" <<'PY'
-import concurrent.futures, glob, os, re, subprocess, sys
+exec env PYTHONPATH=scripts python3 - "$1" "$2" <<'PY'
+import concurrent.futures, os, re, sys
 
-def objects_of(path):
-    """{object name without cc's hash prefix: path} of a directory of objects or a target dir."""
-    if glob.glob(os.path.join(path, "*.o")):
-        out_dir = path
-    else:
-        archives = glob.glob(os.path.join(path, "*", "build", "flashattn-sys-*", "out", "libflashattn_kernels.a"))
-        if not archives:
-            print(f"sass-diff: no objects in {path} (neither *.o nor a flashattn-sys build under it)", file=sys.stderr)
-            sys.exit(2)
-        out_dir = os.path.dirname(max(archives, key=os.path.getmtime))
-    return {re.sub(r"^[0-9a-f]{16}-", "", os.path.basename(p)): p for p in glob.glob(os.path.join(out_dir, "*.o"))}, out_dir
+from kernel_objects import cuobjdump, demangle, objects_of, resources
 
 def functions(obj):
     """{(arch, function): (instructions, resources)} of one object."""
-    run = lambda *args: subprocess.run(["cuobjdump", *args, obj], capture_output=True, text=True, check=True).stdout
     code, arch, name = {}, None, None
-    for line in run("-sass").splitlines():
+    for line in cuobjdump(obj, "-sass").splitlines():
         if m := re.match(r"\s*code for (sm_\w+)", line):
             arch, name = m.group(1), None
         elif m := re.match(r"\s*Function : (\S+)", line):
@@ -90,15 +79,8 @@ def functions(obj):
             code[(arch, name)] = []
         elif name and line.strip().startswith("/*"):  # an instruction or its encoding's second word
             code[(arch, name)].append(re.sub(r"/\*[0-9a-f]{4,}\*/", "", line).strip())
-    resources, arch = {}, None
-    for line in run("-res-usage").splitlines():
-        if m := re.search(r"arch = (sm_\w+)", line):
-            arch = m.group(1)
-        elif m := re.match(r"\s*Function (\S+?):?$", line):
-            name = m.group(1)
-        elif "REG:" in line:
-            resources[(arch, name)] = line.strip()
-    return {key: (lines, resources.get(key, "")) for key, lines in code.items()}
+    used = resources(obj)
+    return {key: (lines, used.get(key, "")) for key, lines in code.items()}
 
 def registers_only(old, new):
     """Whether two listings are the same instructions, operands and scheduling but for register
@@ -129,10 +111,9 @@ def registers_only(old, new):
     return sorted(files), sum(ta != tb for (ta, _), (tb, _) in zip(a, b))
 
 def short(name):
-    demangled = subprocess.run(["c++filt", name], capture_output=True, text=True).stdout.strip() or name
-    return demangled.replace("flashattn::", "")
+    return demangle(name).replace("flashattn::", "")
 
-(old, old_dir), (new, new_dir) = objects_of(sys.argv[1]), objects_of(sys.argv[2])
+(old, old_dir), (new, new_dir) = objects_of(sys.argv[1], "sass-diff"), objects_of(sys.argv[2], "sass-diff")
 print(f"old: {old_dir}\nnew: {new_dir}")
 names = sorted(set(old) | set(new))
 with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:

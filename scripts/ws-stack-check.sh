@@ -16,40 +16,28 @@ path=${1:-target}
 source scripts/setup.sh >/dev/null 2>&1
 flashattn_setup_cuobjdump >&2
 set +u
-if compgen -G "$path/*.o" >/dev/null; then
-  objects=("$path"/*.o)
-else
-  archive=$(ls -t "$path"/*/build/flashattn-sys-*/out/libflashattn_kernels.a 2>/dev/null | head -1 || true)
-  [ -n "$archive" ] || { echo "ws-stack-check: no kernel objects in $path (neither *.o nor a flashattn-sys build)" >&2; exit 2; }
-  objects=("$archive")
-fi
-exec python3 - "${objects[@]}" <<'PY'
-import os, re, subprocess, sys
+exec env PYTHONPATH=scripts python3 - "$path" <<'PY'
+import os, re, sys
+
+from kernel_objects import demangle, objects_of, resources
 
 allowed = os.environ.get("WS_STACK_ALLOWED", "")
-
+objects, _ = objects_of(sys.argv[1], "ws-stack-check")
 kernels, with_stack = 0, []
-for obj in sys.argv[1:]:
-    listing = subprocess.run(["cuobjdump", "-res-usage", obj], capture_output=True, text=True, check=True).stdout
-    name = None
-    for line in listing.splitlines():
-        if m := re.match(r"\s*Function (\S+?):?$", line):
-            name = m.group(1)
-        elif name and "ws_kernel" in name and (m := re.search(r"STACK:(\d+)", line)):
-            kernels += 1
-            try:
-                demangled = subprocess.run(["c++filt", name], capture_output=True, text=True).stdout.strip() or name
-            except FileNotFoundError:  # no binutils: the mangled name
-                demangled = name
-            if int(m.group(1)) > 0 and not (allowed and re.search(allowed, demangled)):
-                with_stack.append(f"  STACK:{m.group(1)}  {demangled}")
-            name = None
+for obj in objects.values():
+    for (_, name), line in resources(obj).items():
+        if "ws_kernel" not in name:
+            continue
+        kernels += 1
+        stack = int(re.search(r"STACK:(\d+)", line).group(1))
+        if stack > 0 and not (allowed and re.search(allowed, demangle(name))):
+            with_stack.append(f"  STACK:{stack}  {demangle(name)}")
 if kernels == 0:
     print("ws-stack-check: no warp-specialized kernels in this build (no sm_90a): nothing to check")
     sys.exit(0)
 if with_stack:
     print(f"ws-stack-check: {len(with_stack)} of {kernels} warp-specialized kernels have a stack frame (spills):")
-    print("\n".join(sorted(set(with_stack))))
+    print("\n".join(sorted(with_stack)))
     sys.exit(1)
 print(f"ws-stack-check: {kernels} warp-specialized kernels, none with a stack frame")
 PY

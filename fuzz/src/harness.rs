@@ -378,7 +378,8 @@ pub(crate) fn launch_host<T: TestElement>(
     let v_dev = stream.clone_htod(v)?;
     let mut o_dev = stream.clone_htod(o_init)?;
     let lse_len = p.batch * p.heads_q * p.seqlen_q;
-    let mut lse_dev = stream.clone_htod(&vec![f32::NAN; lse_len.max(1)])?;
+    let lse_init = vec![f32::NAN; lse_len.max(1)];
+    let mut lse_dev = stream.clone_htod(&lse_init)?;
     let slopes_dev = slopes.map(|s| stream.clone_htod(s)).transpose()?;
     let sinks_dev = sinks.map(|s| stream.clone_htod(s)).transpose()?;
     let mut workspace_dev = if workspace {
@@ -410,7 +411,7 @@ pub(crate) fn launch_host<T: TestElement>(
     stream.synchronize()?;
     let (o_host, lse_host) = (stream.clone_dtoh(&o_dev)?, stream.clone_dtoh(&lse_dev)?);
     stream.memcpy_htod(o_init, &mut o_dev)?;
-    stream.memcpy_htod(&vec![f32::NAN; lse_len.max(1)], &mut lse_dev)?;
+    stream.memcpy_htod(&lse_init, &mut lse_dev)?;
     call(&mut o_dev, &mut lse_dev)?;
     stream.synchronize()?;
     let repeats = holds_bits(stream, &o_dev, &lse_dev, &o_host, &lse_host)?;

@@ -179,9 +179,12 @@ fn run<T: TestElement>(stream: &Arc<CudaStream>, c: &Case, seed: u64) -> Result<
     let qd = stream.clone_htod(&q).unwrap();
     let kd = stream.clone_htod(&k_cache).unwrap();
     let vd = stream.clone_htod(&v_cache).unwrap();
-    let mut od = stream.clone_htod(&vec![T::from_bits(0x7FFF); nq]).unwrap();
+    // NaN-poisoned outputs (0x7FFF is NaN in f16 and bf16), before each of the two calls.
+    let o_init = vec![T::from_bits(0x7FFF); nq];
     let rows = c.batch * c.heads_q * c.seqlen_q;
-    let mut lse = stream.clone_htod(&vec![f32::NAN; rows]).unwrap();
+    let lse_init = vec![f32::NAN; rows];
+    let mut od = stream.clone_htod(&o_init).unwrap();
+    let mut lse = stream.clone_htod(&lse_init).unwrap();
     let mut ws: CudaSlice<f32> = stream
         .clone_htod(&vec![
             f32::NAN;
@@ -224,10 +227,8 @@ fn run<T: TestElement>(stream: &Arc<CudaStream>, c: &Case, seed: u64) -> Result<
     let got_lse: Vec<f32> = stream.clone_dtoh(&lse).unwrap();
     // The same call again, O and LSE poisoned again, the workspace as the first call left it: the
     // same bits (README, "Determinism").
-    stream
-        .memcpy_htod(&vec![T::from_bits(0x7FFF); nq], &mut od)
-        .unwrap();
-    stream.memcpy_htod(&vec![f32::NAN; rows], &mut lse).unwrap();
+    stream.memcpy_htod(&o_init, &mut od).unwrap();
+    stream.memcpy_htod(&lse_init, &mut lse).unwrap();
     call(&mut od, &mut lse, &mut ws)?;
     if !holds_bits(stream, &od, &lse, &got_o, &got_lse).map_err(|e| e.to_string())? {
         return Err("a second call did not repeat the first's O and LSE bit for bit".into());
