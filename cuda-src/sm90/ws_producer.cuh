@@ -84,21 +84,20 @@ __device__ __forceinline__ void issue_copies(const WsArgs &args, const WsSharedM
         if (tile.work.skipped()) continue;
         const int head = tile.work.head;
         const int kv_head = head / (p.heads_q / p.heads_kv);
+        // Key tile i's K, then its V, each into the ring buffer of the CTA's j-th key tile once
+        // the consumers have released that buffer's previous one (from the ring's second lap).
         auto load_kv = [&](int i) {
             const int j = kv + i, stage = j % kStages;
-            if (j >= kStages) barrier_wait(smem.k_empty(stage), Smem::ring_parity(j) ^ 1);
             const int row = tile.work.k_first + tile.key0(i);
-            barrier_arrive_expect_tx(smem.k_full(stage), Traits::kTileBytes);
+            auto copy = [&](uint32_t buffer, uint32_t full, uint32_t empty, const CUtensorMap *map) {
+                if (j >= kStages) barrier_wait(empty, Smem::ring_parity(j) ^ 1);
+                barrier_arrive_expect_tx(full, Traits::kTileBytes);
 #pragma unroll
-            for (int a = 0; a < kAtoms; ++a)
-                tma_load_4d(smem.k_tile(stage) + a * kBlockN * kAtomRowBytes, &args.k, smem.k_full(stage), a * 64, row,
-                            kv_head, tile.batch_coord);
-            if (j >= kStages) barrier_wait(smem.v_empty(stage), Smem::ring_parity(j) ^ 1);
-            barrier_arrive_expect_tx(smem.v_full(stage), Traits::kTileBytes);
-#pragma unroll
-            for (int a = 0; a < kAtoms; ++a)
-                tma_load_4d(smem.v_tile(stage) + a * kBlockN * kAtomRowBytes, &args.v, smem.v_full(stage), a * 64, row,
-                            kv_head, tile.batch_coord);
+                for (int a = 0; a < kAtoms; ++a)
+                    tma_load_4d(buffer + a * kBlockN * kAtomRowBytes, map, full, a * 64, row, kv_head, tile.batch_coord);
+            };
+            copy(smem.k_tile(stage), smem.k_full(stage), smem.k_empty(stage), &args.k);
+            copy(smem.v_tile(stage), smem.v_full(stage), smem.v_empty(stage), &args.v);
         };
         // The CTA's first Q goes first. A later one waits for the previous tile's last
         // Q.K^T, part by part; the tile's first key tile goes ahead of those waits (its
