@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Call JP (not run: the device would not start another machine for the session's last 246 s):
-# the pack of branch tile-copier (abf1d98, the cp.async Hopper kernels' TileCopier), most needed
+# the pack of branch tile-copier (d6fcce4, the cp.async Hopper kernels' TileCopier), most needed
 # first:
 # 1. flashattn-bench A/B against eb5dd93's build on the seed suite (three pairs, pooled);
 # 2. compute-sanitizer on the fuzzer's small space (memcheck 150, racecheck 40, synccheck 80 cases);
