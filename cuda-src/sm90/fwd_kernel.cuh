@@ -28,41 +28,55 @@ using sm80::cp_async_16;
 using sm80::cp_async_commit;
 using sm80::cp_async_wait;
 
-// Copy rows [0, kRows) of a tile from global memory into the swizzled atom layout at shared
-// address `tile`, all threads of the CTA; rows >= valid_rows become zeros without being read.
-// Each thread keeps one chunk column and steps kRowStep rows per pass; the swizzle repeats every
-// 8 rows, so its swizzled address is computed once, or twice when a pass steps only 4 rows (head
-// dim 256 in one warpgroup: 32 chunks per row, 128 threads): adding 4 to a row flips one bit of
-// row % 8, and odd passes use the second address.
+// Copies rows [0, kRows) of a tile from global memory into the swizzled atom layout, all threads
+// of the CTA; rows >= valid_rows become zeros without being read. Each thread keeps one chunk
+// column and steps kRowStep rows per pass; the swizzle repeats every 8 rows, so its swizzled
+// offset is one number, or two when a pass steps only 4 rows (head dim 256 in one warpgroup: 32
+// chunks per row, 128 threads): adding 4 to a row flips one bit of row % 8, and odd passes use
+// the second offset. The thread's offsets are worked out once, where the copier is made, and a
+// copy in the key loop only adds its tile's base: worked out per copy, they made the one-warpgroup
+// tiles 2-3% slower at four CTAs an SM on the H200 (f16 B4 H16 S512, the 64-key tile: 2.3%;
+// docs/benchmarks/2026-11-29-h200-pv-across-turn.md).
 template <typename Traits, int kRows>
-__device__ __forceinline__ void load_tile(uint32_t tile, const typename Traits::Element *src, int64_t row_stride,
-                                          int valid_rows) {
-    constexpr int kCPR = Traits::kChunksPerRow;
-    constexpr int kRowStep = Traits::kThreads / kCPR;
-    constexpr int kPasses = kRows / kRowStep;
-    constexpr bool kAlternating = kRowStep % 8 == 4;
+struct TileCopier {
+    using Element = typename Traits::Element;
+    static constexpr int kCPR = Traits::kChunksPerRow;
+    static constexpr int kRowStep = Traits::kThreads / kCPR;
+    static constexpr int kPasses = kRows / kRowStep;
+    static constexpr bool kAlternating = kRowStep % 8 == 4;
     static_assert(Traits::kThreads % kCPR == 0 && (kRowStep % 8 == 0 || kAlternating) && kRows % kRowStep == 0,
                   "each loader keeps its chunk column, and its swizzle every one or two passes");
-    const int row0 = threadIdx.x / kCPR;
-    const int chunk = threadIdx.x % kCPR;
-    const uint32_t s_even = tile + sw128_offset(kRows, row0, chunk);
-    const uint32_t s_odd = kAlternating ? tile + sw128_offset(kRows, row0 + kRowStep, chunk) - kRowStep * kAtomRowBytes
-                                        : s_even;
-    auto dst = [&](int k) { return (k % 2 ? s_odd : s_even) + k * kRowStep * kAtomRowBytes; };
-    const auto *g = src + row0 * row_stride + chunk * 8;
-    const int64_t step = kRowStep * row_stride;
-    if (valid_rows >= kRows) {
+
+    int row0;          // the thread's first row
+    uint32_t s_even;   // its swizzled byte offset in the tile, even passes
+    uint32_t s_odd;    // and odd ones
+    int64_t g_offset;  // its first chunk's element offset from the tile's first row
+    int64_t g_step;    // elements between passes
+
+    __device__ __forceinline__ explicit TileCopier(int64_t row_stride)
+        : row0(threadIdx.x / kCPR),
+          s_even(sw128_offset(kRows, row0, threadIdx.x % kCPR)),
+          s_odd(kAlternating ? sw128_offset(kRows, row0 + kRowStep, threadIdx.x % kCPR) - kRowStep * kAtomRowBytes
+                             : s_even),
+          g_offset(row0 * row_stride + threadIdx.x % kCPR * 8),
+          g_step(kRowStep * row_stride) {}
+
+    __device__ __forceinline__ void operator()(uint32_t tile, const Element *src, int valid_rows) const {
+        auto dst = [&](int k) { return tile + (k % 2 ? s_odd : s_even) + k * kRowStep * kAtomRowBytes; };
+        const Element *g = src + g_offset;
+        if (valid_rows >= kRows) {
 #pragma unroll
-        for (int k = 0; k < kPasses; ++k) cp_async_16(dst(k), g + k * step);
-    } else {
+            for (int k = 0; k < kPasses; ++k) cp_async_16(dst(k), g + k * g_step);
+        } else {
 #pragma unroll
-        for (int k = 0; k < kPasses; ++k) {
-            const bool valid = row0 + k * kRowStep < valid_rows;
-            // An invalid row still needs a legal address operand; row 0 of the tile always exists.
-            cp_async_16(dst(k), valid ? g + k * step : src, valid);
+            for (int k = 0; k < kPasses; ++k) {
+                const bool valid = row0 + k * kRowStep < valid_rows;
+                // An invalid row still needs a legal address operand; row 0 of the tile always exists.
+                cp_async_16(dst(k), valid ? g + k * g_step : src, valid);
+            }
         }
     }
-}
+};
 
 // kVariant: the runtime inputs this instantiation honours (common/features.cuh).
 template <typename Traits, Variant kVariant>
@@ -91,13 +105,14 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     // window, the one or two at its left edge last); only tiles some row sees are visited.
     const int n_block_max = work.keys.n_block_max(kBlockN);
     const int n_blocks = n_block_max - work.keys.n_block_min(kBlockN);
+    const TileCopier<Traits, kBlockN> copy_k(p.k_row_stride), copy_v(p.v_row_stride);
     auto load_k = [&](int n_block, int stage) {
         const int key0 = n_block * kBlockN;
-        load_tile<Traits, kBlockN>(smem.k_tile(stage), work.k + key0 * p.k_row_stride, p.k_row_stride, work.len.k - key0);
+        copy_k(smem.k_tile(stage), work.k + key0 * p.k_row_stride, work.len.k - key0);
     };
     auto load_v = [&](int n_block, int stage) {
         const int key0 = n_block * kBlockN;
-        load_tile<Traits, kBlockN>(smem.v_tile(stage), work.v + key0 * p.v_row_stride, p.v_row_stride, work.len.k - key0);
+        copy_v(smem.v_tile(stage), work.v + key0 * p.v_row_stride, work.len.k - key0);
     };
     auto load_kv = [&](int n_block, int stage) {
         load_k(n_block, stage);
@@ -107,7 +122,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     // Commit groups: {Q, K of the first tile}, {its V}, then one per later tile. The short
     // sequences are latency-bound and the first Q.K^T waits for nothing but its operands; the
     // first V lands under it. Later tiles keep one group each, so wait_group counts stay exact.
-    load_tile<Traits, kBlockM>(smem.q_tile(), work.q, p.q_row_stride, work.rows_here);
+    TileCopier<Traits, kBlockM>(p.q_row_stride)(smem.q_tile(), work.q, work.rows_here);
     load_k(n_block_max - 1, 0);
     cp_async_commit();
     load_v(n_block_max - 1, 0);
