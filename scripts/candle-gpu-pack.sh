@@ -6,6 +6,10 @@
 #
 #   scripts/candle-gpu-pack.sh     # then carry dist/candle.tar.gz beside dist/gpu.tar.gz
 #
+# CANDLE_PACK_TESTS_ONLY=1 also writes dist/candle.txz: the test binary alone, xz -9 (about 13 MB):
+# the carry (64 MiB with the working tree) holds it beside dist/gpu.txz, where the tar.gz with
+# the example (about 60 MB) does not; gpu-run.sh's candle step then skips the example.
+#
 # Profile: the dev profile with opt-level 3 for the crates on the timed path (candle, its gemm,
 # cudarc, half, flashattn). Cargo runs a build script again for every profile whose opt-level
 # it sees, so a release build would repeat candle-kernels' 12-18 minute nvcc build that
@@ -22,7 +26,7 @@ manifest=crates/flashattn-candle/Cargo.toml
 # run inside that folder): flashattn-sys's kernels are built once for both.
 export CARGO_TARGET_DIR="$PWD/target"
 dist=dist/candle
-rm -rf "$dist" dist/candle.tar.gz
+rm -rf "$dist" dist/candle.tar.gz dist/candle.txz
 mkdir -p "$dist/bin"
 start=$(date +%s)
 if [ "${CANDLE_PACK_PROFILE:-dev}" = release ]; then
@@ -57,4 +61,8 @@ strip "$dist"/bin/* 2>/dev/null || true
 git rev-parse --short HEAD > "$dist/COMMIT" 2>/dev/null || echo unknown > "$dist/COMMIT"
 echo "$FLASHATTN_CUDA_ARCHS (candle-kernels: $CUDA_COMPUTE_CAP)" > "$dist/ARCHS"
 tar -czf dist/candle.tar.gz -C dist candle
+if [ "${CANDLE_PACK_TESTS_ONLY:-0}" = 1 ]; then
+  tar -cf - -C dist candle/bin/flashattn-candle--gpu candle/COMMIT candle/ARCHS | xz -T2 -9 > dist/candle.txz
+  echo "packed the test binary alone as dist/candle.txz ($(du -sh dist/candle.txz | cut -f1))"
+fi
 echo "packed $(ls "$dist/bin" | wc -l) executables, $(du -sh "$dist" | cut -f1) ($(du -sh dist/candle.tar.gz | cut -f1) as dist/candle.tar.gz), in $(( $(date +%s) - start )) s"
