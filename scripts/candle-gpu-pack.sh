@@ -6,7 +6,7 @@
 #
 #   scripts/candle-gpu-pack.sh     # then carry dist/candle.tar.gz beside dist/gpu.tar.gz
 #
-# CANDLE_PACK_TESTS_ONLY=1 also writes dist/candle.txz: the test binary alone, xz -9 (about 13 MB):
+# CANDLE_PACK_TXZ=1 also writes dist/candle.txz: the test binary alone, xz -9 (about 13 MB):
 # the carry (64 MiB with the working tree) holds it beside dist/gpu.txz, where the tar.gz with
 # the example (about 60 MB) does not; gpu-run.sh's candle step then skips the example.
 #
@@ -61,7 +61,7 @@ strip "$dist"/bin/* 2>/dev/null || true
 git rev-parse --short HEAD > "$dist/COMMIT" 2>/dev/null || echo unknown > "$dist/COMMIT"
 echo "$FLASHATTN_CUDA_ARCHS (candle-kernels: $CUDA_COMPUTE_CAP)" > "$dist/ARCHS"
 tar -czf dist/candle.tar.gz -C dist candle
-if [ "${CANDLE_PACK_TESTS_ONLY:-0}" = 1 ]; then
+if [ "${CANDLE_PACK_TXZ:-0}" = 1 ]; then
   tar -cf - -C dist candle/bin/flashattn-candle--gpu candle/COMMIT candle/ARCHS | xz -T2 -9 > dist/candle.txz
   echo "packed the test binary alone as dist/candle.txz ($(du -sh dist/candle.txz | cut -f1))"
 fi
