@@ -1,7 +1,7 @@
 // The warp-specialized Hopper tiles the standalone probes run (timeline.cu, variant_entry.cu), by
 // name: the head-dim-128 tiles of the H100 table and the head-dim-64 ones that walk persistently;
-// with PROBE_FWD_TILES also the one-warpgroup tiles of fwd_kernel.cuh the H200 table gives the
-// seed shapes. Each probe compiles only these, apart from the library (its own nvcc call, sm_90a
+// with PROBE_FWD_TILES also the tiles of fwd_kernel.cuh: the one-warpgroup ones the H200 table
+// gives the seed shapes, and the two-warpgroup ones and those of head dims 128 and 256. Each probe compiles only these, apart from the library (its own nvcc call, sm_90a
 // only).
 #pragma once
 
@@ -82,6 +82,13 @@ inline constexpr ProbeTile kProbeTiles[] = {
     tile<sm90::FwdTraits, 64, 64, 1, 3>("m64n64w4s3"),
     tile<sm90::FwdTraits, 64, 128, 1, 2>("m64n128w4s2"),
     tile<sm90::FwdTraits, 64, 128, 1, 3>("m64n128w4s3"),
+    tile<sm90::FwdTraits, 64, 64, 2, 2>("m128n64w8s2"),
+    tile<sm90::FwdTraits, 64, 128, 2, 2>("m128n128w8s2"),
+    tile<sm90::FwdTraits, 128, 64, 1, 2>("m64n64w4s2"),
+    tile<sm90::FwdTraits, 128, 64, 2, 2>("m128n64w8s2"),
+    tile<sm90::FwdTraits, 128, 128, 2, 2>("m128n128w8s2"),
+    tile<sm90::FwdTraits, 256, 64, 1, 2>("m64n64w4s2"),
+    tile<sm90::FwdTraits, 256, 64, 1, 3>("m64n64w4s3"),
 #endif
 };
 

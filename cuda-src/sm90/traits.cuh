@@ -49,8 +49,10 @@ struct FwdTraits {
     static constexpr int kSmemBytes = kQBytes + kStages * 2 * kTileBytes;
     // The launch rounds the dynamic shared-memory base up to 1024 bytes.
     static constexpr int kSmemLaunchBytes = kSmemBytes + 1024;
+    // Fed by TMA (fwd_feeds.cuh, TmaFeed), a full barrier per buffer for K and one for V follow.
+    static constexpr int kTmaSmemLaunchBytes = kSmemLaunchBytes + 2 * kStages * 8;
     static_assert(kQBytes % 1024 == 0 && kTileBytes % 1024 == 0, "tiles keep 1024-byte alignment");
-    static_assert(kSmemLaunchBytes <= 227 * 1024, "tile does not fit in shared memory");
+    static_assert(kTmaSmemLaunchBytes <= 227 * 1024, "tile does not fit in shared memory");
 };
 
 // Defined in fwd_kernel.cuh, instantiated by the generated per-(dtype, head dim) sm_90a files: the
@@ -63,7 +65,8 @@ FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream);
 // and two or three consumer warpgroups of 64 query rows each that only compute, with the
 // registers moved from the first to the others. One CTA per SM (the K/V ring fills shared
 // memory). Calls whose tensors no tensor map describes (a zero or unaligned stride) run on
-// `Fallback`, the two-warpgroup cp.async tile of the same key width, in the same variant.
+// `Fallback`, the two-warpgroup tile of fwd_kernel.cuh of the same key width, in the same variant
+// (there its cp.async feed, fwd_feeds.cuh).
 template <typename Element_, int kHeadDim_, int kBlockN_, int kConsumers_, int kStages_>
 struct WsTraits {
     using Element = Element_;

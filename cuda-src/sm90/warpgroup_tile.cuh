@@ -2,8 +2,9 @@
 // softmax state, and the steps of one key tile (S = Q K^T, mask and rescale, P, O += P V) plus
 // the finish into shared memory (or, in the persistent walk at head dim 128, straight to global
 // memory). Both sm_90a kernels run these steps; they differ only in how
-// Q, K and V reach shared memory (cp.async by every thread in fwd_kernel.cuh, TMA from a
-// producer warpgroup in ws_producer.cuh) and in how they order the steps around those arrivals.
+// Q, K and V reach shared memory (in fwd_kernel.cuh TMA boxes from one of its threads or cp.async
+// from all, fwd_feeds.cuh; TMA from a producer warpgroup in ws_producer.cuh) and in how they order
+// the steps around those arrivals.
 //
 // Traits supply Element, kHeadDim, kBlockM (rows of the CTA's Q tile), kBlockN, kAtoms,
 // kQKSteps and kPVSteps; tiles are in the 128-byte swizzle layout of wgmma.cuh.
