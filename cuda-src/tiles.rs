@@ -227,7 +227,7 @@ const fn ws_tile(head_dim: u32, block_n: u32, consumers: u32, stages: u32) -> Ws
 /// still: FlashAttention-3's widths, 176 keys at head dim 128 (88 S registers beside 64 of O;
 /// 2-3% faster than three buffers of 128 keys on every long d128 shape) and 80 at head dim 256
 /// (40 beside 128 of O; 7.6% faster than 64 keys at S = 8192). Key widths that are not a multiple
-/// of 64 fall back to the 64-key cp.async tile of the head dim. Head dim 64 also has
+/// of 64 fall back to the 64-key tile of fwd_kernel.cuh of the head dim. Head dim 64 also has
 /// FlashAttention-3's 192-row CTA: three consumer warpgroups, so each scheduler has three
 /// computing warps to pick from instead of two (S, P and O of 128 keys fit their 160 registers).
 /// Against the 128-row tile (2026-11-26, docs/benchmarks/2026-11-26-h100-ws-three-consumers.md):

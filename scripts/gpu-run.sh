@@ -160,7 +160,7 @@ for step in $steps; do
       for i in "${!profile_shapes[@]}"; do
         shape=${profile_shapes[$i]} rep="$out/profile-$i" start=$SECONDS
         "$ncu" --set full --import-source no --cache-control none --clock-control none \
-          --kernel-name regex:'ws_kernel|fwd_kernel' --launch-skip 5 --launch-count 1 -f -o "$rep" \
+          --kernel-name regex:'ws_kernel|fwd_kernel|fwd_tma_kernel' --launch-skip 5 --launch-count 1 -f -o "$rep" \
           "$bin/flashattn-bench" run --suite "${PROFILE_SUITES:-seed,long}" --shapes "$shape" --modes events \
           --iters 5 --baseline none --out "$out/profile-$i-bench.json" > "$out/profile-$i.log" 2>&1
         rc=$?

@@ -200,6 +200,7 @@ FlashAttnStatus flashattn_fwd(FlashAttnFwdParams *params, void *stream) {
     params->cuda_error = 0;
     params->config_used = -1;
     params->schedule_used = FLASHATTN_SCHEDULE_TILE_PER_CTA;  // a walking launcher says otherwise
+    params->feed_used = FLASHATTN_FEED_CP_ASYNC;               // and a TMA-fed one
     if (params->dtype != FLASHATTN_DTYPE_F16 && params->dtype != FLASHATTN_DTYPE_BF16)
         return FLASHATTN_STATUS_UNSUPPORTED_DTYPE;
     FlashAttnStatus status = FLASHATTN_STATUS_SUCCESS;

@@ -17,7 +17,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct below changes layout; the Rust side checks it at run time. */
-#define FLASHATTN_ABI_VERSION 8
+#define FLASHATTN_ABI_VERSION 9
 
 typedef enum FlashAttnDtype {
     FLASHATTN_DTYPE_F16 = 0,
@@ -54,6 +54,15 @@ typedef enum FlashAttnSchedule {
        workspace. */
     FLASHATTN_SCHEDULE_SPLIT_TAIL = 3,
 } FlashAttnSchedule;
+
+/* How a forward launch brought Q, K and V into shared memory (FlashAttnFwdParams.feed_used). */
+typedef enum FlashAttnFeed {
+    /* Every thread copies its 16-byte chunks with cp.async: the portable kernel, and the Hopper
+       tiles for packed varlen tensors and strides no TMA tensor map describes. */
+    FLASHATTN_FEED_CP_ASYNC = 0,
+    /* One thread issues TMA boxes from tensor maps built on the host. */
+    FLASHATTN_FEED_TMA = 1,
+} FlashAttnFeed;
 
 /*
  * Forward attention: O = softmax(logits + mask) V, plus LSE, where logits = scale * Q K^T, or
@@ -153,6 +162,8 @@ typedef struct FlashAttnFwdParams {
 
     /* ABI 8. Out: the launch's FlashAttnSchedule (a caller's value is ignored). */
     int32_t schedule_used;
+    /* ABI 9. Out: the launch's FlashAttnFeed (a caller's value is ignored). */
+    int32_t feed_used;
 } FlashAttnFwdParams;
 
 /* One compiled kernel configuration: what the fuzzer sweeps and the tuner picks from. */
@@ -185,7 +196,7 @@ FlashAttnStatus flashattn_fwd_config(int32_t id, FlashAttnConfig *out);
 /*
  * Launch the forward kernel on `stream` (a cudaStream_t / CUstream; NULL is the legacy default
  * stream). Asynchronous: returns after the launch is queued. Sets params->cuda_error,
- * params->config_used and params->schedule_used.
+ * params->config_used, params->schedule_used and params->feed_used.
  */
 FlashAttnStatus flashattn_fwd(FlashAttnFwdParams *params, void *stream);
 

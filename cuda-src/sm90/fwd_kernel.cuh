@@ -163,9 +163,11 @@ FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream) {
             encode_bshd_map(&args.k, p.dtype, p.k, p.batch, p.seqlen_k, p.heads_kv, kD, p.k_batch_stride,
                             p.k_row_stride, p.k_head_stride, Traits::kBlockN) &&
             encode_bshd_map(&args.v, p.dtype, p.v, p.batch, p.seqlen_k, p.heads_kv, kD, p.v_batch_stride,
-                            p.v_row_stride, p.v_head_stride, Traits::kBlockN))
+                            p.v_row_stride, p.v_head_stride, Traits::kBlockN)) {
+            params->feed_used = FLASHATTN_FEED_TMA;
             return launch_tiles(fwd_tma_kernel<Traits, kVariant>, Traits::kBlockM, Traits::kThreads,
                                 Traits::kTmaSmemLaunchBytes, params, stream, tma_facts, args);
+        }
     }
     static KernelFacts facts;
     return launch_tiles(fwd_kernel<Traits, kVariant>, Traits::kBlockM, Traits::kThreads, Traits::kSmemLaunchBytes,

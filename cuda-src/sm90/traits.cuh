@@ -70,7 +70,7 @@ FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream);
 template <typename Element_, int kHeadDim_, int kBlockN_, int kConsumers_, int kStages_>
 struct WsTraits {
     using Element = Element_;
-    // An 80- or 176-key tile falls back to the 64-key one: the cp.async tiles have no such
+    // An 80- or 176-key tile falls back to the 64-key one: fwd_kernel.cuh's tiles have no such
     // width.
     using Fallback = FwdTraits<Element_, kHeadDim_, kBlockN_ % 64 == 0 ? kBlockN_ : 64, 2, 2>;
     static constexpr int kHeadDim = kHeadDim_;

@@ -192,6 +192,7 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
         params->config_used = kFallbackId;
         return launch_fwd<typename Traits::Fallback, kFallbackVariant>(params, stream);
     }
+    params->feed_used = FLASHATTN_FEED_TMA;
     if constexpr (Traits::kWalks) {
         static KernelFacts persistent_facts;
         // Plainly: as a programmatic dependent it ran 3-4.5% slower (common/launch.cuh).

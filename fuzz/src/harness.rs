@@ -212,6 +212,8 @@ pub struct Outcome {
     pub config: &'static KernelConfig,
     /// How the launch dealt its tiles ([`flashattn::LaunchInfo::schedule`]).
     pub schedule: flashattn::Schedule,
+    /// How Q, K and V reached shared memory ([`flashattn::LaunchInfo::feed`]).
+    pub feed: flashattn::Feed,
     /// Wall time of the whole case (inputs, GPU, reference), seconds.
     pub seconds: f64,
     /// A hash of O's bits (FNV-1a): two runs of one case agree on it exactly when their outputs
@@ -343,6 +345,7 @@ fn run_typed<T: TestElement>(
         check,
         config: info.config,
         schedule: info.schedule,
+        feed: info.feed,
         seconds: start.elapsed().as_secs_f64(),
         o_digest: digest(&o_host),
     })

@@ -319,6 +319,7 @@ fn run_typed<T: TestElement>(
         check,
         config: info.config,
         schedule: info.schedule,
+        feed: info.feed,
         seconds: start.elapsed().as_secs_f64(),
         o_digest: crate::harness::digest(&o_host),
     })

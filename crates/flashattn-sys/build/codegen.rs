@@ -205,7 +205,7 @@ impl Config for WsTile {
     /// score-modifier kernel.
     fn fallback(&self) -> Option<&'static HopperTile> {
         let hd = self.head_dim;
-        // An 80- or 176-key tile falls back to the 64-key one (the cp.async tiles have no such width).
+        // An 80- or 176-key tile falls back to the 64-key one (fwd_kernel.cuh's tiles have no such width).
         let n = if self.block_n % 64 == 0 {
             self.block_n
         } else {

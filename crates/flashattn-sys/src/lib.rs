@@ -77,6 +77,11 @@ mod tests {
             std::mem::offset_of!(FlashAttnFwdParams, schedule_used),
             abi7_end
         );
+        // ABI 9 fills that padding with feed_used (set by flashattn_fwd).
+        assert_eq!(
+            std::mem::offset_of!(FlashAttnFwdParams, feed_used),
+            abi7_end + 4
+        );
         assert_eq!(std::mem::size_of::<FlashAttnFwdParams>(), abi7_end + 8);
         // The registry entry: score_mods fills what was padding before the name pointer.
         assert_eq!(std::mem::offset_of!(FlashAttnConfig, score_mods), 11 * 4);

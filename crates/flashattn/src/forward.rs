@@ -72,6 +72,49 @@ pub struct LaunchInfo {
     pub config: &'static KernelConfig,
     /// How the launch dealt its query tiles to the SMs.
     pub schedule: Schedule,
+    /// How Q, K and V reached shared memory.
+    pub feed: Feed,
+}
+
+/// How a forward launch brought Q, K and V into shared memory: TMA boxes issued by one thread
+/// (the warp-specialized Hopper tiles, and the one-tile-per-CTA Hopper tiles where tensor maps
+/// describe the tensors and the call is not packed varlen), or every thread's cp.async copies
+/// (the portable kernel, and the Hopper tiles otherwise: packed varlen tensors, strides a tensor
+/// map cannot describe such as a batch-broadcast K/V). Tests and the fuzzer read it to know which
+/// path a case exercised (docs/architecture.md, the Hopper kernel).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Feed {
+    /// Every thread copies its 16-byte chunks with cp.async.
+    CpAsync,
+    /// One thread issues TMA boxes from host-built tensor maps, counted by mbarriers.
+    Tma,
+}
+
+impl Feed {
+    /// The feed `flashattn_fwd` reported (`FlashAttnFwdParams::feed_used`).
+    fn from_sys(value: i32) -> Option<Feed> {
+        use sys::FlashAttnFeed as F;
+        match u32::try_from(value).ok()? {
+            v if v == F::FLASHATTN_FEED_CP_ASYNC.0 => Some(Feed::CpAsync),
+            v if v == F::FLASHATTN_FEED_TMA.0 => Some(Feed::Tma),
+            _ => None,
+        }
+    }
+
+    /// A short name for reports: `cp-async`, `tma`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Feed::CpAsync => "cp-async",
+            Feed::Tma => "tma",
+        }
+    }
+}
+
+impl std::fmt::Display for Feed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// How a forward launch dealt its query tiles to the SMs: decided on the host for each call
@@ -393,9 +436,11 @@ pub(crate) unsafe fn launch_raw(
     // Every schedule the C side reports is one of the four; anything else would be a broken
     // build, which the ABI check already refuses.
     let schedule = Schedule::from_sys(p.schedule_used).unwrap_or(Schedule::TilePerCta);
+    let feed = Feed::from_sys(p.feed_used).unwrap_or(Feed::CpAsync);
     Ok(LaunchInfo {
         config: ran,
         schedule,
+        feed,
     })
 }
 
@@ -477,6 +522,7 @@ pub(crate) fn prepare_launch(
             .map_or(std::ptr::null_mut(), |w| w.ptr as *mut f32),
         workspace_floats: t.workspace.map_or(0, |w| w.len as i64),
         schedule_used: 0, // flashattn_fwd sets it
+        feed_used: 0,     // and this
     };
     Ok((p, config))
 }
@@ -1064,6 +1110,17 @@ mod tests {
         }
         for unknown in [-1, 4, i32::MAX] {
             assert_eq!(Schedule::from_sys(unknown), None);
+        }
+    }
+
+    #[test]
+    fn feeds_read_back_from_the_c_side() {
+        use sys::FlashAttnFeed as F;
+        assert_eq!(Feed::from_sys(F::FLASHATTN_FEED_CP_ASYNC.0 as i32), Some(Feed::CpAsync));
+        assert_eq!(Feed::from_sys(F::FLASHATTN_FEED_TMA.0 as i32), Some(Feed::Tma));
+        assert_ne!(Feed::CpAsync.name(), Feed::Tma.name());
+        for unknown in [-1, 2, i32::MAX] {
+            assert_eq!(Feed::from_sys(unknown), None);
         }
     }
 }

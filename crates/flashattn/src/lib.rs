@@ -49,7 +49,7 @@ pub use device::{
 pub use dispatch::{DISPATCH_VARIABLE, DispatchRow};
 pub use error::{Error, Result};
 pub use forward::{
-    HeadVectors, LaunchInfo, Schedule, Tensor, TensorMut, choose_config, choose_config_for,
+    Feed, HeadVectors, LaunchInfo, Schedule, Tensor, TensorMut, choose_config, choose_config_for,
     forward, forward_raw, forward_with, forward_with_workspace, forward_workspace_len,
     prepare_forward,
 };

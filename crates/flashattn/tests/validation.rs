@@ -679,6 +679,70 @@ fn warp_specialized_configs_report_the_kernel_that_ran() {
     );
 }
 
+/// Which feed brought Q, K and V into shared memory, as `LaunchInfo` reports it: TMA boxes on
+/// the Hopper tiles wherever tensor maps describe the tensors, every thread's cp.async on the
+/// portable kernel, and on every tile where K and V are shared by both batches (batch stride 0,
+/// which no tensor map describes; a warp-specialized tile hands that call to its fallback). The
+/// two feeds give the same bits: a dense call whose batch 1 holds a copy of batch 0's K and V
+/// computes what the batch-stride-0 call computes, on the same one-tile-per-CTA kernel.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn launches_report_their_feed_and_the_feeds_agree() {
+    use flashattn::Feed;
+    use half::f16;
+    use rand::SeedableRng;
+    let ctx = flashattn::open_device(0).expect("a CUDA GPU");
+    let stream = ctx.default_stream();
+    let facts = flashattn::device_facts(&ctx).unwrap();
+    let (batch, sq, sk, heads) = (2, 300, 239, 2);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(12);
+    let mut draw = |n: usize| uniform_f16(&mut rng, n);
+    let (mut tma, mut compared) = (0, 0);
+    for c in flashattn::kernel_configs()
+        .iter()
+        .filter(|c| c.dtype == DType::F16 && facts.can_run(c))
+    {
+        let d = c.head_dim;
+        let q = stream.clone_htod(&draw(batch * sq * heads * d)).unwrap();
+        // Batch 1's K and V are batch 0's.
+        let kv_batch = |x: Vec<f16>| [x.clone(), x].concat();
+        let k = stream.clone_htod(&kv_batch(draw(sk * heads * d))).unwrap();
+        let v = stream.clone_htod(&kv_batch(draw(sk * heads * d))).unwrap();
+        let p = AttentionParams {
+            causal: true,
+            kernel: flashattn::KernelChoice::Id(c.id),
+            ..AttentionParams::new(batch, sq, sk, heads, d)
+        };
+        let mut o = stream.alloc_zeros::<f16>(batch * sq * heads * d).unwrap();
+        let dense = forward_bshd(&stream, &p, [&q, &k, &v], &mut o, None).unwrap();
+        let o_dense = stream.clone_dtoh(&o).unwrap();
+        let hopper = c.min_compute_capability >= 90;
+        let want = if hopper { Feed::Tma } else { Feed::CpAsync };
+        assert_eq!(dense.config.id, c.id, "{}", c.name);
+        assert_eq!(dense.feed, want, "{}: dense BSHD tensors", c.name);
+        tma += usize::from(dense.feed == Feed::Tma);
+
+        let shared = Strides {
+            batch: 0,
+            ..Strides::bshd(sk, heads, d)
+        };
+        let mut o = stream.alloc_zeros::<f16>(batch * sq * heads * d).unwrap();
+        let broadcast = forward_kv_strided(&stream, &p, [&q, &k, &v], shared, &mut o, None).unwrap();
+        assert_eq!(broadcast.feed, Feed::CpAsync, "{}: batch stride 0 ran {}", c.name, broadcast.config.name);
+        if broadcast.config.id == c.id {
+            let o_broadcast = stream.clone_dtoh(&o).unwrap();
+            assert!(o_dense.iter().all(|x| x.is_finite()), "{}", c.name);
+            assert!(o_dense == o_broadcast, "{}: the {} and cp.async feeds' bits differ", c.name, dense.feed);
+            compared += usize::from(hopper);
+        }
+    }
+    println!("feeds: {tma} configurations ran by TMA on dense tensors; {compared} Hopper tiles gave the same bits by both feeds");
+    assert!(
+        facts.compute_capability != 90 || (tma > 0 && compared > 0),
+        "no Hopper configuration ran here on this sm_90 device"
+    );
+}
+
 fn merge_state(ptr: u64, lse: u64) -> flashattn::RawState {
     flashattn::RawState {
         o: tensor(ptr, 16, 4),

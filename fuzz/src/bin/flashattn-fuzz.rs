@@ -201,6 +201,13 @@ impl Verdict {
         }
     }
 
+    fn feed(&self) -> &'static str {
+        match self {
+            Verdict::Pass(o) | Verdict::Fail(o) | Verdict::Injected(o) => o.feed.name(),
+            Verdict::Error { .. } => "(no result)",
+        }
+    }
+
     fn detail(&self) -> String {
         match self {
             Verdict::Pass(o) | Verdict::Fail(o) => o.check.summary(),
@@ -312,6 +319,7 @@ struct Stats {
     by_mask: BTreeMap<&'static str, Tally>,
     by_config: BTreeMap<String, Tally>,
     by_schedule: BTreeMap<&'static str, Tally>,
+    by_feed: BTreeMap<&'static str, Tally>,
     edges: HashMap<&'static str, u64>,
     worst: Option<Extreme>,
     slowest: Option<Extreme>,
@@ -348,6 +356,10 @@ impl Stats {
             .add(failed, ratio);
         self.by_schedule
             .entry(v.schedule())
+            .or_default()
+            .add(failed, ratio);
+        self.by_feed
+            .entry(v.feed())
             .or_default()
             .add(failed, ratio);
         for label in classify(case) {
@@ -665,6 +677,14 @@ fn print_summary(stats: &Stats, elapsed: Duration) {
             .map(|(k, t)| (k.to_string(), t))
             .collect(),
     );
+    table(
+        "by feed (how Q, K and V reached shared memory)",
+        stats
+            .by_feed
+            .iter()
+            .map(|(k, t)| (k.to_string(), t))
+            .collect(),
+    );
     println!("edges hit:");
     for label in all_labels() {
         let n = stats.edges.get(label).copied().unwrap_or(0);
@@ -761,6 +781,7 @@ fn summary_json(
         "by_mask": tallies(stats.by_mask.iter().map(|(k, t)| (k.to_string(), t)).collect()),
         "by_config": tallies(stats.by_config.iter().map(|(k, t)| (k.clone(), t)).collect()),
         "by_schedule": tallies(stats.by_schedule.iter().map(|(k, t)| (k.to_string(), t)).collect()),
+        "by_feed": tallies(stats.by_feed.iter().map(|(k, t)| (k.to_string(), t)).collect()),
         "edges": all_labels().into_iter().map(|l| (l.to_string(), json!(stats.edges.get(l).copied().unwrap_or(0)))).collect::<serde_json::Map<_, _>>(),
         "worst": stats.worst.as_ref().map(Extreme::json),
         "slowest": stats.slowest.as_ref().map(Extreme::json),
