@@ -11,8 +11,8 @@
 #   scripts/variant-ab.sh build main=HEAD ring=HEAD+docs/benchmarks/2026-11-29-h200-walk-boundaries/ring.patch
 # writes dist/variant-ab/variant-ab (about a minute a variant, nvcc in parallel; PROBE_EVERY_VARIANT=1
 # also compiles the general and score-modifier kernels, for windows, sinks, softcap and ALiBi: three
-# times as long; PROBE_FWD_TILES=1 adds the one-warpgroup tiles of fwd_kernel.cuh that the seed
-# shapes run, m64n64w4s2 and the like, and every tile's fallback). The kernel sources come from each
+# times as long; PROBE_FWD_TILES=1 adds tiles of fwd_kernel.cuh: the one-warpgroup ones the seed
+# shapes run, m64n64w4s2 and the like, the two-warpgroup ones, head dims 128 and 256). The kernel sources come from each
 # variant; the probe's own files (cuda-src/probes) from this checkout.
 # On the GPU host (no Rust, no nvcc), from the checkout root: ROUNDS rounds per shape, each shape
 # "TILE DTYPE BATCH HEADS SEQLEN HEAD_DIM [MODS]" with TILE one of cuda-src/probes/probe_tiles.cuh

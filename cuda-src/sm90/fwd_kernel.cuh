@@ -124,7 +124,7 @@ __device__ __forceinline__ void compute_tile(const FlashAttnFwdParams &p, const 
     store_o_rows<Traits>(o_smem, work.o, p.o_row_stride, 0, work.rows_here, threadIdx.x, Traits::kThreads);
 }
 
-// Q, K and V by cp.async (every call's kernel: see fwd_feeds.cuh).
+// Q, K and V by cp.async: packed varlen calls and tensors no tensor map describes (fwd_feeds.cuh).
 template <typename Traits, Variant kVariant>
 __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd_kernel(const FlashAttnFwdParams p) {
     compute_tile<Traits, kVariant, CpAsyncFeed>(p, p);
