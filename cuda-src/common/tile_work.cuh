@@ -80,6 +80,11 @@ inline int causal_section(const FlashAttnFwdParams &p) {
     return static_cast<int>(section < pairs ? section : pairs);
 }
 
+// The K/V head query head `head` reads (GQA, MQA: heads_q / heads_kv query heads share one).
+__device__ __forceinline__ int kv_head_of(const FlashAttnFwdParams &p, int head) {
+    return head / (p.heads_q / p.heads_kv);
+}
+
 template <typename Element, typename Features>
 struct TileWork {
     SeqLens len;    // this tile's sequence: the mask and the key loop read these, never p.seqlen_*
@@ -167,7 +172,7 @@ struct TileWork {
           k_first(seq.k_first),
           keys(p, seq.len, tile.x * block_m, min(block_m, seq.len.q - tile.x * block_m),
                std::bool_constant<Features::kWindow>{}) {
-        const int kv_head = head / (p.heads_q / p.heads_kv);
+        const int kv_head = kv_head_of(p, head);
         q = static_cast<const Element *>(p.q) + seq.q_row0 + head * p.q_head_stride + row_begin * p.q_row_stride;
         k = static_cast<const Element *>(p.k) + seq.k_row0 + kv_head * p.k_head_stride;
         v = static_cast<const Element *>(p.v) + seq.v_row0 + kv_head * p.v_head_stride;

@@ -197,7 +197,7 @@ struct TmaFeed {
           work(work_),
           n_block_max(n_block_max_),
           n_blocks(n_blocks_),
-          kv_head(work_.head / (args_.params.heads_q / args_.params.heads_kv)),
+          kv_head(kv_head_of(args_.params, work_.head)),
           batch(tile.z) {}
 
     __device__ __forceinline__ uint32_t k_full(int stage) const { return smem.ring_end() + 8 * stage; }

@@ -157,13 +157,8 @@ FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream) {
         static KernelFacts tma_facts;
         FwdTmaArgs args;
         args.params = p;
-        constexpr int kD = Traits::kHeadDim;
-        if (encode_bshd_map(&args.q, p.dtype, p.q, p.batch, p.seqlen_q, p.heads_q, kD, p.q_batch_stride,
-                            p.q_row_stride, p.q_head_stride, Traits::kBlockM) &&
-            encode_bshd_map(&args.k, p.dtype, p.k, p.batch, p.seqlen_k, p.heads_kv, kD, p.k_batch_stride,
-                            p.k_row_stride, p.k_head_stride, Traits::kBlockN) &&
-            encode_bshd_map(&args.v, p.dtype, p.v, p.batch, p.seqlen_k, p.heads_kv, kD, p.v_batch_stride,
-                            p.v_row_stride, p.v_head_stride, Traits::kBlockN)) {
+        if (encode_q_map(&args.q, p, p.batch, p.seqlen_q, Traits::kHeadDim, Traits::kBlockM) &&
+            encode_kv_maps(&args.k, &args.v, p, p.batch, p.seqlen_k, Traits::kHeadDim, Traits::kBlockN)) {
             params->feed_used = FLASHATTN_FEED_TMA;
             return launch_tiles(fwd_tma_kernel<Traits, kVariant>, Traits::kBlockM, Traits::kThreads,
                                 Traits::kTmaSmemLaunchBytes, params, stream, tma_facts, args);

@@ -133,6 +133,27 @@ inline bool encode_bshd_map(CUtensorMap *map, FlashAttnDtype dtype, const void *
     return true;
 }
 
+// The call's Q (and O), K and V as such maps, for a launch that sees its tensors as `batch`
+// batches of `rows_q` query rows and `rows_k` key rows (packed varlen tensors: one batch of every
+// row); false where the map cannot describe the tensor.
+inline bool encode_q_map(CUtensorMap *map, const FlashAttnFwdParams &p, int batch, int rows_q, int head_dim,
+                         int box_rows) {
+    return encode_bshd_map(map, p.dtype, p.q, batch, rows_q, p.heads_q, head_dim, p.q_batch_stride, p.q_row_stride,
+                           p.q_head_stride, box_rows);
+}
+inline bool encode_o_map(CUtensorMap *map, const FlashAttnFwdParams &p, int batch, int rows_q, int head_dim,
+                         int box_rows) {
+    return encode_bshd_map(map, p.dtype, p.o, batch, rows_q, p.heads_q, head_dim, p.o_batch_stride, p.o_row_stride,
+                           p.o_head_stride, box_rows);
+}
+inline bool encode_kv_maps(CUtensorMap *k, CUtensorMap *v, const FlashAttnFwdParams &p, int batch, int rows_k,
+                           int head_dim, int box_rows) {
+    return encode_bshd_map(k, p.dtype, p.k, batch, rows_k, p.heads_kv, head_dim, p.k_batch_stride, p.k_row_stride,
+                           p.k_head_stride, box_rows) &&
+           encode_bshd_map(v, p.dtype, p.v, batch, rows_k, p.heads_kv, head_dim, p.v_batch_stride, p.v_row_stride,
+                           p.v_head_stride, box_rows);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Device: barriers, loads, registers.
 

@@ -133,15 +133,9 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
     const int batch = packed ? 1 : p.batch;
     const int rows_q = packed ? p.total_q : p.seqlen_q;
     const int rows_k = packed ? p.total_k : p.seqlen_k;
-    const bool kv_mapped =
-        encode_bshd_map(&args.k, p.dtype, p.k, batch, rows_k, p.heads_kv, Traits::kHeadDim, p.k_batch_stride,
-                        p.k_row_stride, p.k_head_stride, Traits::kBlockN) &&
-        encode_bshd_map(&args.v, p.dtype, p.v, batch, rows_k, p.heads_kv, Traits::kHeadDim, p.v_batch_stride,
-                        p.v_row_stride, p.v_head_stride, Traits::kBlockN);
+    const bool kv_mapped = encode_kv_maps(&args.k, &args.v, p, batch, rows_k, Traits::kHeadDim, Traits::kBlockN);
     // O's map: dense tensors only (see WsArgs::o_by_tma).
-    args.o_by_tma = kv_mapped && !packed &&
-                    encode_bshd_map(&args.o, p.dtype, p.o, batch, rows_q, p.heads_q, Traits::kHeadDim, p.o_batch_stride,
-                                    p.o_row_stride, p.o_head_stride, 64);
+    args.o_by_tma = kv_mapped && !packed && encode_o_map(&args.o, p, batch, rows_q, Traits::kHeadDim, 64);
     // Persistent (one CTA per SM walking the tiles) where the kernel has it and the launch has
     // more tiles than SMs, one dense batch in which every row sees a key; causal launches where
     // their fold is expected to pay (causal_fold_deal); with O from registers, only where O's
@@ -182,9 +176,8 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
     }
     const bool walk = sms > 0;
     // Q's map, whose box is one part of Q: the walk's and the one-tile-per-CTA kernel's differ.
-    const bool mapped = kv_mapped && encode_bshd_map(&args.q, p.dtype, p.q, batch, rows_q, p.heads_q, Traits::kHeadDim,
-                                                     p.q_batch_stride, p.q_row_stride, p.q_head_stride,
-                                                     Traits::kBlockM / q_parts<Traits>(walk));
+    const bool mapped =
+        kv_mapped && encode_q_map(&args.q, p, batch, rows_q, Traits::kHeadDim, Traits::kBlockM / q_parts<Traits>(walk));
     if (!mapped) {
         // A dense call takes the fallback's general kernel, which every tile compiles (some
         // compile no dense one: tiles.rs, hopper_dense_on_general).

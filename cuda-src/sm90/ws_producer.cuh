@@ -83,7 +83,7 @@ __device__ __forceinline__ void issue_copies(const WsArgs &args, const WsSharedM
     do {
         if (tile.work.skipped()) continue;
         const int head = tile.work.head;
-        const int kv_head = head / (p.heads_q / p.heads_kv);
+        const int kv_head = kv_head_of(p, head);
         // Key tile i's K, then its V, each into the ring buffer of the CTA's j-th key tile once
         // the consumers have released that buffer's previous one (from the ring's second lap).
         auto load_kv = [&](int i) {

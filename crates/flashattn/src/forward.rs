@@ -1116,8 +1116,14 @@ mod tests {
     #[test]
     fn feeds_read_back_from_the_c_side() {
         use sys::FlashAttnFeed as F;
-        assert_eq!(Feed::from_sys(F::FLASHATTN_FEED_CP_ASYNC.0 as i32), Some(Feed::CpAsync));
-        assert_eq!(Feed::from_sys(F::FLASHATTN_FEED_TMA.0 as i32), Some(Feed::Tma));
+        assert_eq!(
+            Feed::from_sys(F::FLASHATTN_FEED_CP_ASYNC.0 as i32),
+            Some(Feed::CpAsync)
+        );
+        assert_eq!(
+            Feed::from_sys(F::FLASHATTN_FEED_TMA.0 as i32),
+            Some(Feed::Tma)
+        );
         assert_ne!(Feed::CpAsync.name(), Feed::Tma.name());
         for unknown in [-1, 2, i32::MAX] {
             assert_eq!(Feed::from_sys(unknown), None);

@@ -729,16 +729,30 @@ fn launches_report_their_feed_and_the_feeds_agree() {
             ..Strides::bshd(sk, heads, d)
         };
         let mut o = stream.alloc_zeros::<f16>(batch * sq * heads * d).unwrap();
-        let broadcast = forward_kv_strided(&stream, &p, [&q, &k, &v], shared, &mut o, None).unwrap();
-        assert_eq!(broadcast.feed, Feed::CpAsync, "{}: batch stride 0 ran {}", c.name, broadcast.config.name);
+        let broadcast =
+            forward_kv_strided(&stream, &p, [&q, &k, &v], shared, &mut o, None).unwrap();
+        assert_eq!(
+            broadcast.feed,
+            Feed::CpAsync,
+            "{}: batch stride 0 ran {}",
+            c.name,
+            broadcast.config.name
+        );
         if broadcast.config.id == c.id {
             let o_broadcast = stream.clone_dtoh(&o).unwrap();
             assert!(o_dense.iter().all(|x| x.is_finite()), "{}", c.name);
-            assert!(o_dense == o_broadcast, "{}: the {} and cp.async feeds' bits differ", c.name, dense.feed);
+            assert!(
+                o_dense == o_broadcast,
+                "{}: the {} and cp.async feeds' bits differ",
+                c.name,
+                dense.feed
+            );
             compared += usize::from(hopper);
         }
     }
-    println!("feeds: {tma} configurations ran by TMA on dense tensors; {compared} Hopper tiles gave the same bits by both feeds");
+    println!(
+        "feeds: {tma} configurations ran by TMA on dense tensors; {compared} Hopper tiles gave the same bits by both feeds"
+    );
     assert!(
         facts.compute_capability != 90 || (tma > 0 && compared > 0),
         "no Hopper configuration ran here on this sm_90 device"

@@ -358,10 +358,7 @@ impl Stats {
             .entry(v.schedule())
             .or_default()
             .add(failed, ratio);
-        self.by_feed
-            .entry(v.feed())
-            .or_default()
-            .add(failed, ratio);
+        self.by_feed.entry(v.feed()).or_default().add(failed, ratio);
         for label in classify(case) {
             *self.edges.entry(label).or_default() += 1;
         }
