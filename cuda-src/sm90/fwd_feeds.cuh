@@ -27,6 +27,7 @@
 #include "sm80/primitives.cuh"
 #include "sm90/qkv_tiles.cuh"
 #include "sm90/tma.cuh"
+#include "sm90/warpgroup_tile.cuh"
 #include "sm90/wgmma.cuh"
 
 namespace flashattn::sm90 {
@@ -42,6 +43,10 @@ struct FwdTmaArgs {
     CUtensorMap q;  // boxes of kBlockM rows
     CUtensorMap k;  // boxes of kBlockN rows
     CUtensorMap v;
+    CUtensorMap o;  // boxes of kBlockM rows; valid only where o_by_tma
+    // Whether O leaves shared memory by TMA stores (its tensor map encoded) or by every
+    // thread's 16-byte stores.
+    bool o_by_tma;
 };
 
 // Copies rows [0, kRows) of a tile from global memory into the swizzled atom layout, all threads
@@ -173,6 +178,11 @@ struct CpAsyncFeed {
         }
     }
     __device__ __forceinline__ static void drain() { cp_async_wait<0>(); }
+    // O, staged in shared memory by every thread (the CTA met since), out to global memory.
+    __device__ __forceinline__ static void before_o_barrier() {}
+    __device__ __forceinline__ void store_o(const FlashAttnFwdParams &p, uint32_t o_tile) const {
+        store_o_rows<Traits>(o_tile, work.o, p.o_row_stride, 0, work.rows_here, threadIdx.x, Traits::kThreads);
+    }
 };
 
 // Thread 0 issues every tile, each buffer's K and V with a full barrier of its own, counted in
@@ -254,6 +264,27 @@ struct TmaFeed {
     }
     __device__ __forceinline__ void await_v(int j) const { barrier_wait(v_full(j % kStages), lap_parity(j)); }
     __device__ __forceinline__ static void drain() {}
+    // The staged O is read by the TMA unit (the async proxy): each thread's shared-memory writes
+    // are made visible to it before the CTA meets.
+    __device__ __forceinline__ void before_o_barrier() const {
+        if (args.o_by_tma) fence_proxy_async();
+    }
+    // One thread stores the tile as kAtoms boxes (rows past the tensor's end are clipped) and
+    // waits until they have read shared memory, which must outlive the copy.
+    __device__ __forceinline__ void store_o(const FlashAttnFwdParams &p, uint32_t o_tile) const {
+        if (!args.o_by_tma) {
+            store_o_rows<Traits>(o_tile, work.o, p.o_row_stride, 0, work.rows_here, threadIdx.x, Traits::kThreads);
+            return;
+        }
+        if (threadIdx.x == 0) {
+#pragma unroll
+            for (int a = 0; a < kAtoms; ++a)
+                tma_store_4d(&args.o, o_tile + a * Traits::kBlockM * kAtomRowBytes, a * 64, work.row_begin, work.head,
+                             batch);
+            bulk_commit();
+            bulk_wait_read();
+        }
+    }
 };
 
 }  // namespace flashattn::sm90

@@ -120,8 +120,9 @@ __device__ __forceinline__ void compute_tile(const FlashAttnFwdParams &p, const 
     __syncthreads();  // every warp is done with Q and the last K/V stage
     const uint32_t o_smem = smem.q_tile();
     wg.finish(p, work, o_smem, g);
+    feed.before_o_barrier();
     __syncthreads();
-    store_o_rows<Traits>(o_smem, work.o, p.o_row_stride, 0, work.rows_here, threadIdx.x, Traits::kThreads);
+    feed.store_o(p, o_smem);
 }
 
 // Q, K and V by cp.async: packed varlen calls and tensors no tensor map describes (fwd_feeds.cuh).
@@ -143,6 +144,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM)
         prefetch_tensor_map(&args.q);
         prefetch_tensor_map(&args.k);
         prefetch_tensor_map(&args.v);
+        if (args.o_by_tma) prefetch_tensor_map(&args.o);
     }
     compute_tile<Traits, kVariant, TmaFeed>(args.params, args);
 }
@@ -159,6 +161,7 @@ FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream) {
         args.params = p;
         if (encode_q_map(&args.q, p, p.batch, p.seqlen_q, Traits::kHeadDim, Traits::kBlockM) &&
             encode_kv_maps(&args.k, &args.v, p, p.batch, p.seqlen_k, Traits::kHeadDim, Traits::kBlockN)) {
+            args.o_by_tma = encode_o_map(&args.o, p, p.batch, p.seqlen_q, Traits::kHeadDim, Traits::kBlockM);
             params->feed_used = FLASHATTN_FEED_TMA;
             return launch_tiles(fwd_tma_kernel<Traits, kVariant>, Traits::kBlockM, Traits::kThreads,
                                 Traits::kTmaSmemLaunchBytes, params, stream, tma_facts, args);
