@@ -3,7 +3,8 @@
 // straight from shared memory in the 128-byte swizzle layout and P is a register operand, so
 // no ldmatrix sits in the key loop. K/V arrive in a ring of buffers shared by the CTA's
 // warpgroups, fed by TMA where tensor maps describe the tensors and by cp.async otherwise
-// (fwd_feeds.cuh): one key loop, compiled as two kernels. With one warpgroup per CTA, several
+// (fwd_feeds.cuh): one key loop, compiled as two kernels; the TMA kernel also stores O by TMA
+// where the launch has more CTAs than the device has SMs. With one warpgroup per CTA, several
 // CTAs share an SM and one's softmax runs under another's MMAs.
 #pragma once
 
@@ -161,7 +162,16 @@ FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream) {
         args.params = p;
         if (encode_q_map(&args.q, p, p.batch, p.seqlen_q, Traits::kHeadDim, Traits::kBlockM) &&
             encode_kv_maps(&args.k, &args.v, p, p.batch, p.seqlen_k, Traits::kHeadDim, Traits::kBlockN)) {
-            args.o_by_tma = encode_o_map(&args.o, p, p.batch, p.seqlen_q, Traits::kHeadDim, Traits::kBlockM);
+            // O by TMA only where some SM runs more than one tile: the store's wait for its
+            // shared-memory reads then frees the SM early for the next tile, while a launch of
+            // one CTA an SM or fewer ends sooner with every thread's posted 16-byte stores
+            // (variant probe, docs/benchmarks/2026-11-30-h200-o-store.md: 1-3% faster above
+            // the SM count, 1-5% slower at or below it).
+            const dim3 tiles = tile_grid(p, Traits::kBlockM);
+            const int64_t ctas = int64_t{tiles.x} * tiles.y * tiles.z;
+            const int sms = current_device_sm_count();
+            args.o_by_tma = sms > 0 && ctas > sms &&
+                            encode_o_map(&args.o, p, p.batch, p.seqlen_q, Traits::kHeadDim, Traits::kBlockM);
             params->feed_used = FLASHATTN_FEED_TMA;
             return launch_tiles(fwd_tma_kernel<Traits, kVariant>, Traits::kBlockM, Traits::kThreads,
                                 Traits::kTmaSmemLaunchBytes, params, stream, tma_facts, args);
