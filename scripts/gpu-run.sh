@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU host, from the checkout root, over what scripts/gpu-pack.sh packed.
 # Steps (default: all): tests sanitizer fuzz bench; also varlen-sanitizer, decode-sanitizer, fuzz-sanitizer,
-# test-sanitizer (SANITIZE_TEST=one gpu_grid test), tune, gate, power (POWER_SHAPES: W and clock per kernel),
+# test-sanitizer (SANITIZE_TEST=one test of gpu_grid or SANITIZE_TEST_EXE), tune, gate, power (POWER_SHAPES: W and clock per kernel),
 # profile (PROFILE_SHAPES: Nsight Compute per shape, stalls by reason and opcode),
 # ab (AB_OLD=other build's flashattn-bench, AB_SHAPES=shape keys; AB_REPS pairs pooled into
 # $OUT/ab-pooled.txt), host-ab (host cost per launch
@@ -110,8 +110,10 @@ for step in $steps; do
       # The varlen grid and fuzzer on short sequences (FLASHATTN_TEST_SMALL).
       FLASHATTN_TEST_SMALL=1 FLASHATTN_VARLEN_CASES=${VARLEN_SANITIZER_CASES:-60} sanitize varlen "$bin/fuzz--gpu_varlen" ;;
     test-sanitizer)
-      # One GPU grid test, by exact name (SANITIZE_TEST, e.g. ws_short_last_tiles), under each tool.
-      sanitize "${SANITIZE_TEST:?test-sanitizer needs SANITIZE_TEST}" "$bin/fuzz--gpu_grid" --exact "$SANITIZE_TEST" ;;
+      # One GPU test, by exact name (SANITIZE_TEST, e.g. ws_short_last_tiles), under each tool; from
+      # the gpu_grid executable, or SANITIZE_TEST_EXE (e.g. flashattn--validation).
+      sanitize "${SANITIZE_TEST:?test-sanitizer needs SANITIZE_TEST}" "$bin/${SANITIZE_TEST_EXE:-fuzz--gpu_grid}" \
+        --exact "$SANITIZE_TEST" ;;
     decode-sanitizer)
       # The decode fuzzer's random caches (DECODE_SANITIZER_CASES, default 60).
       FLASHATTN_DECODE_CASES=${DECODE_SANITIZER_CASES:-60} sanitize decode "$bin/fuzz--gpu_decode" decode_matches ;;
