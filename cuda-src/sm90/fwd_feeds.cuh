@@ -1,5 +1,5 @@
-// How Q, K and V reach shared memory in the one-tile-per-CTA Hopper kernel (fwd_kernel.cuh): two
-// feeds behind one interface, so the kernel's key loop is written once.
+// How Q, K and V reach shared memory in the one-tile-per-CTA Hopper kernel (fwd_kernel.cuh), and
+// how O leaves it: two feeds behind one interface, so the kernel's key loop is written once.
 //
 //   TmaFeed: one thread issues each tile as TMA boxes and every thread waits on the tile's
 //     mbarrier. Used wherever tensor maps describe the call's tensors, packed varlen calls aside.
@@ -15,7 +15,11 @@
 //                 with the buffers refill() overwrites next (the CTA's threads meet here);
 //   refill(j)     tile j into its buffer (nothing past the last tile), right after await_k;
 //   await_v(j)    tile j's V has landed, before its P.V;
-//   drain()       nothing is in flight (before O is staged in Q's buffer).
+//   drain()       nothing is in flight (before O is staged in Q's buffer);
+//   before_o_barrier()  this thread's staged O is ready for whoever stores it (before the CTA
+//                 meets);
+//   store_o()     O from Q's buffer to global memory (after the CTA met): every thread's 16-byte
+//                 stores, or the TMA feed's one thread's TMA stores where the launcher asked.
 // The cp.async feed waits for whole copy groups: its await_k(j) comes when tile j is the newest
 // tile issued in both of the kernel's schedules and lands tile j's V with its K, so most of its
 // await_v calls have nothing left to wait for.
