@@ -166,15 +166,15 @@ FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream) {
             // shared-memory reads then frees the SM early for the next tile, while a launch of
             // one CTA an SM or fewer ends sooner with every thread's posted 16-byte stores
             // (variant probe, docs/benchmarks/2026-11-30-h200-o-store.md: 1-3% faster above
-            // the SM count, 1-5% slower at or below it).
-            const dim3 tiles = tile_grid(p, Traits::kBlockM);
-            const int64_t ctas = int64_t{tiles.x} * tiles.y * tiles.z;
+            // the SM count, 0-5% slower at or below it).
+            const dim3 grid = tile_grid(p, Traits::kBlockM);
+            const int64_t ctas = int64_t{grid.x} * grid.y * grid.z;
             const int sms = current_device_sm_count();
             args.o_by_tma = sms > 0 && ctas > sms &&
                             encode_o_map(&args.o, p, p.batch, p.seqlen_q, Traits::kHeadDim, Traits::kBlockM);
             params->feed_used = FLASHATTN_FEED_TMA;
-            return launch_tiles(fwd_tma_kernel<Traits, kVariant>, Traits::kBlockM, Traits::kThreads,
-                                Traits::kTmaSmemLaunchBytes, params, stream, tma_facts, args);
+            return launch_tiles(fwd_tma_kernel<Traits, kVariant>, grid, Traits::kThreads, Traits::kTmaSmemLaunchBytes,
+                                params, stream, tma_facts, args);
         }
     }
     static KernelFacts facts;
