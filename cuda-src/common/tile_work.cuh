@@ -87,6 +87,7 @@ __device__ __forceinline__ int kv_head_of(const FlashAttnFwdParams &p, int head)
 
 template <typename Element, typename Features>
 struct TileWork {
+    static constexpr bool kVarlen = Features::kVarlen;  // whether cu_seqlens may be set
     SeqLens len;    // this tile's sequence: the mask and the key loop read these, never p.seqlen_*
     int row_begin;  // first query row of the tile, within its sequence
     int rows_here;  // query rows of the tile that exist (the last tile may be short; <= 0: the

@@ -2,11 +2,10 @@
 // how O leaves it: two feeds behind one interface, so the kernel's key loop is written once.
 //
 //   TmaFeed: one thread issues each tile as TMA boxes and every thread waits on the tile's
-//     mbarrier. Used wherever tensor maps describe the call's tensors, packed varlen calls aside.
+//     mbarrier. Used wherever tensor maps describe the call's tensors, dense or packed varlen.
 //   CpAsyncFeed: every thread copies its 16-byte chunks with cp.async and the CTA waits on its
-//     copy groups. Packed varlen tensors (a TMA box past a sequence's end would read the next
-//     sequence's rows, and V's must not reach P.V: ws_kernel.cuh) and strides no tensor map
-//     describes; also the warp-specialized tiles' fallback.
+//     copy groups. Strides no tensor map describes (a batch-broadcast K/V, a missing driver
+//     entry point); also the warp-specialized tiles' fallback for those.
 //
 // The kernel walks key tiles j = 0, 1, ... (from the last key tile down) through a ring of
 // kStages buffers, tile j in buffer j % kStages, and calls, in this order:
@@ -14,7 +13,8 @@
 //   await_k(j)    tile j's K (and for j = 0 Q) has landed; for j >= 1 every thread is also done
 //                 with the buffers refill() overwrites next (the CTA's threads meet here);
 //   refill(j)     tile j into its buffer (nothing past the last tile), right after await_k;
-//   await_v(j)    tile j's V has landed, before its P.V;
+//   await_v(j)    tile j's V has landed (and, packed varlen, for j = 0 its rows past the keys
+//                 are zeroed, the CTA's threads meeting), before its P.V;
 //   drain()       nothing is in flight (before O is staged in Q's buffer);
 //   before_o_barrier()  this thread's staged O is ready for whoever stores it (before the CTA
 //                 meets);
@@ -191,9 +191,12 @@ struct CpAsyncFeed {
 
 // Thread 0 issues every tile, each buffer's K and V with a full barrier of its own, counted in
 // bytes (Q shares tile 0's K barrier); every thread waits on the barrier's phase, one per lap of
-// the ring. A box reads whole tiles: rows past the tensor's end arrive as zeros, so calls with
-// packed varlen tensors, whose boxes would read a neighbour's rows, take the cp.async feed. The
-// barriers lie after the ring (FwdTraits::kTmaSmemLaunchBytes).
+// the ring. The barriers lie after the ring (FwdTraits::kTmaSmemLaunchBytes). A box reads whole
+// tiles: rows past the tensor's end arrive as zeros. Packed varlen tensors are one batch of total
+// rows, a tile's boxes starting at its sequence's first row; past the sequence's end a box reads
+// the next sequence's rows, harmless in Q (those rows of S are never stored) and K (the mask
+// overwrites their scores with -inf) but not in V, so the walk's first key tile (the sequence's
+// last) has its V rows past the keys zeroed before any P.V reads them (zero_tile_rows).
 template <typename Traits, typename Work>
 struct TmaFeed {
     static constexpr int kStages = Traits::kStages;
@@ -202,7 +205,10 @@ struct TmaFeed {
     const FwdTmaArgs &args;
     const Work &work;
     const int n_block_max, n_blocks;
-    const int kv_head, batch;
+    const int kv_head;
+    const bool packed;  // packed varlen tensors (compiled into the varlen-capable variants only)
+    const int batch;    // the tensor maps' batch coordinate: packed tensors are one batch
+    const bool zero_tail;  // packed: the first key tile reaches past the sequence's keys
 
     __device__ __forceinline__ TmaFeed(const FwdTmaArgs &args_, const QkvTiles<Traits> &smem_, const Work &work_,
                                        int3 tile, int n_block_max_, int n_blocks_)
@@ -212,7 +218,9 @@ struct TmaFeed {
           n_block_max(n_block_max_),
           n_blocks(n_blocks_),
           kv_head(kv_head_of(args_.params, work_.head)),
-          batch(tile.z) {}
+          packed(Work::kVarlen && args_.params.cu_seqlens_q != nullptr),
+          batch(packed ? 0 : tile.z),
+          zero_tail(packed && key0(0) + Traits::kBlockN > work_.len.k) {}
 
     __device__ __forceinline__ uint32_t k_full(int stage) const { return smem.ring_end() + 8 * stage; }
     __device__ __forceinline__ uint32_t v_full(int stage) const { return smem.ring_end() + 8 * (kStages + stage); }
@@ -228,10 +236,10 @@ struct TmaFeed {
     }
     __device__ __forceinline__ int key0(int j) const { return (n_block_max - 1 - j) * Traits::kBlockN; }
     __device__ __forceinline__ void load_k(int j) const {
-        load<Traits::kBlockN>(smem.k_tile(j % kStages), &args.k, k_full(j % kStages), key0(j), kv_head);
+        load<Traits::kBlockN>(smem.k_tile(j % kStages), &args.k, k_full(j % kStages), work.k_first + key0(j), kv_head);
     }
     __device__ __forceinline__ void load_v(int j) const {
-        load<Traits::kBlockN>(smem.v_tile(j % kStages), &args.v, v_full(j % kStages), key0(j), kv_head);
+        load<Traits::kBlockN>(smem.v_tile(j % kStages), &args.v, v_full(j % kStages), work.k_first + key0(j), kv_head);
     }
     __device__ __forceinline__ void issue_kv(int j) const {
         barrier_arrive_expect_tx(k_full(j % kStages), Traits::kTileBytes);
@@ -249,7 +257,7 @@ struct TmaFeed {
             }
             fence_barrier_init();
             barrier_arrive_expect_tx(k_full(0), Traits::kQBytes + Traits::kTileBytes);
-            load<Traits::kBlockM>(smem.q_tile(), &args.q, k_full(0), work.row_begin, work.head);
+            load<Traits::kBlockM>(smem.q_tile(), &args.q, k_full(0), work.q_first + work.row_begin, work.head);
             load_k(0);
             barrier_arrive_expect_tx(v_full(0), Traits::kTileBytes);
             load_v(0);
@@ -266,7 +274,13 @@ struct TmaFeed {
     __device__ __forceinline__ void refill(int j) const {
         if (threadIdx.x == 0 && j < n_blocks) issue_kv(j);
     }
-    __device__ __forceinline__ void await_v(int j) const { barrier_wait(v_full(j % kStages), lap_parity(j)); }
+    __device__ __forceinline__ void await_v(int j) const {
+        barrier_wait(v_full(j % kStages), lap_parity(j));
+        if (j == 0 && zero_tail) {  // (the buffer is refilled only after a later CTA barrier)
+            zero_tile_rows<Traits, Traits::kThreads>(smem.v_tile(0), work.len.k - key0(0), threadIdx.x);
+            __syncthreads();
+        }
+    }
     __device__ __forceinline__ static void drain() {}
     // The staged O is read by the TMA unit (the async proxy): each thread's shared-memory writes
     // are made visible to it before the CTA meets.

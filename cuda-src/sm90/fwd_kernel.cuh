@@ -126,7 +126,7 @@ __device__ __forceinline__ void compute_tile(const FlashAttnFwdParams &p, const 
     feed.store_o(p, o_smem);
 }
 
-// Q, K and V by cp.async: packed varlen calls and tensors no tensor map describes (fwd_feeds.cuh).
+// Q, K and V by cp.async: tensors no tensor map describes (fwd_feeds.cuh).
 template <typename Traits, Variant kVariant>
 __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd_kernel(const FlashAttnFwdParams p) {
     compute_tile<Traits, kVariant, CpAsyncFeed>(p, p);
@@ -150,32 +150,35 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM)
     compute_tile<Traits, kVariant, TmaFeed>(args.params, args);
 }
 
-// The TMA kernel where tensor maps describe Q, K and V and they are not packed varlen tensors;
-// the cp.async kernel otherwise (fwd_feeds.cuh).
+// The TMA kernel where tensor maps describe Q, K and V (dense or packed varlen); the cp.async
+// kernel otherwise (fwd_feeds.cuh).
 template <typename Traits, Variant kVariant>
 FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream) {
     const FlashAttnFwdParams &p = *params;
+    // Packed varlen tensors: one batch of total rows (the batch strides are never used).
     const bool packed = Features<kVariant>::kVarlen && p.cu_seqlens_q != nullptr;
-    if (!packed) {
+    const int batch = packed ? 1 : p.batch;
+    const int rows_q = packed ? p.total_q : p.seqlen_q;
+    const int rows_k = packed ? p.total_k : p.seqlen_k;
+    FwdTmaArgs args;
+    args.params = p;
+    if (encode_q_map(&args.q, p, batch, rows_q, Traits::kHeadDim, Traits::kBlockM) &&
+        encode_kv_maps(&args.k, &args.v, p, batch, rows_k, Traits::kHeadDim, Traits::kBlockN)) {
+        // O by TMA only where some SM runs more than one tile: the store's wait for its
+        // shared-memory reads then frees the SM early for the next tile, while a launch of one
+        // CTA an SM or fewer ends sooner with every thread's posted 16-byte stores (variant probe,
+        // docs/benchmarks/2026-11-30-h200-o-store.md: 1-3% faster above the SM count, 0-5%
+        // slower at or below it). Not packed: a box past a sequence's last row would overwrite
+        // the next sequence's.
+        const dim3 grid = tile_grid(p, Traits::kBlockM);
+        const int64_t ctas = int64_t{grid.x} * grid.y * grid.z;
+        const int sms = current_device_sm_count();
+        args.o_by_tma = !packed && sms > 0 && ctas > sms &&
+                        encode_o_map(&args.o, p, batch, rows_q, Traits::kHeadDim, Traits::kBlockM);
+        params->feed_used = FLASHATTN_FEED_TMA;
         static KernelFacts tma_facts;
-        FwdTmaArgs args;
-        args.params = p;
-        if (encode_q_map(&args.q, p, p.batch, p.seqlen_q, Traits::kHeadDim, Traits::kBlockM) &&
-            encode_kv_maps(&args.k, &args.v, p, p.batch, p.seqlen_k, Traits::kHeadDim, Traits::kBlockN)) {
-            // O by TMA only where some SM runs more than one tile: the store's wait for its
-            // shared-memory reads then frees the SM early for the next tile, while a launch of
-            // one CTA an SM or fewer ends sooner with every thread's posted 16-byte stores
-            // (variant probe, docs/benchmarks/2026-11-30-h200-o-store.md: 1-3% faster above
-            // the SM count, 0-5% slower at or below it).
-            const dim3 grid = tile_grid(p, Traits::kBlockM);
-            const int64_t ctas = int64_t{grid.x} * grid.y * grid.z;
-            const int sms = current_device_sm_count();
-            args.o_by_tma = sms > 0 && ctas > sms &&
-                            encode_o_map(&args.o, p, p.batch, p.seqlen_q, Traits::kHeadDim, Traits::kBlockM);
-            params->feed_used = FLASHATTN_FEED_TMA;
-            return launch_tiles(fwd_tma_kernel<Traits, kVariant>, grid, Traits::kThreads, Traits::kTmaSmemLaunchBytes,
-                                params, stream, tma_facts, args);
-        }
+        return launch_tiles(fwd_tma_kernel<Traits, kVariant>, grid, Traits::kThreads, Traits::kTmaSmemLaunchBytes,
+                            params, stream, tma_facts, args);
     }
     static KernelFacts facts;
     return launch_tiles(fwd_kernel<Traits, kVariant>, Traits::kBlockM, Traits::kThreads, Traits::kSmemLaunchBytes,

@@ -30,4 +30,25 @@ struct QkvTiles {
     __device__ __forceinline__ uint32_t ring_end() const { return k_tile(Traits::kStages); }
 };
 
+// Zero rows [valid_rows, kBlockN) of a K/V tile, each of kThreads threads (numbered `thread`)
+// taking every kThreads-th 16-byte chunk: a TMA box of packed varlen rows reads past its
+// sequence's last key into the next sequence's V, whose values P's zeros would turn into NaN
+// where they are infinite. A row's 128 bytes in each atom are its own (the swizzle permutes
+// chunks within the row), so whole rows are cleared without computing the permutation. The
+// writes go through the generic proxy; the fence orders them before the tensor cores' (async
+// proxy) reads, which the caller then releases (a barrier).
+template <typename Traits, int kThreads>
+__device__ __forceinline__ void zero_tile_rows(uint32_t tile, int valid_rows, int thread) {
+    constexpr int kChunksPerAtomRow = kAtomRowBytes / 16;
+    const int chunks = (Traits::kBlockN - valid_rows) * Traits::kAtoms * kChunksPerAtomRow;
+    for (int i = thread; i < chunks; i += kThreads) {
+        const int row = valid_rows + i / (Traits::kAtoms * kChunksPerAtomRow);
+        const int atom = i / kChunksPerAtomRow % Traits::kAtoms;
+        const int chunk = i % kChunksPerAtomRow;
+        const uint32_t addr = tile + (atom * Traits::kBlockN + row) * kAtomRowBytes + chunk * 16;
+        asm volatile("st.shared.v4.b32 [%0], {%1, %1, %1, %1};\n" ::"r"(addr), "r"(0) : "memory");
+    }
+    fence_proxy_async();
+}
+
 }  // namespace flashattn::sm90

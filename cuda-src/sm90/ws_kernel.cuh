@@ -32,7 +32,7 @@
 // and for K (the mask overwrites their scores with -inf) but not for V: P = 0 times an Inf or
 // NaN there (a neighbour's data, or cache slots past seqused_k that were never written) is NaN.
 // So in varlen calls the last key tile's rows past the sequence's keys are zeroed in shared
-// memory before any P.V reads them (zero_v_tail).
+// memory before any P.V reads them (zero_first_v_tail).
 #pragma once
 
 #include <cuda_runtime.h>

@@ -1,36 +1,19 @@
 // The producer role of the warp-specialized kernel (ws_kernel.cuh): its copying thread
 // (issue_copies) and, in varlen calls, the warp that zeroes the first V tile's rows past the
-// keys (zero_v_tail).
+// keys (zero_first_v_tail).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include "common/tile_work.cuh"
 #include "common/timeline.cuh"
+#include "sm90/qkv_tiles.cuh"
 #include "sm90/tma.cuh"
 #include "sm90/traits.cuh"
 #include "sm90/ws_shared_memory.cuh"
 #include "sm90/ws_tile.cuh"
 
 namespace flashattn::sm90 {
-
-// Zero rows [valid_rows, kBlockN) of a K/V tile in the swizzle layout, from one warp. A row's
-// 128 bytes in each atom are its own (the swizzle permutes chunks within the row), so whole rows
-// are cleared without computing the permutation. The writes go through the generic proxy; the
-// fence orders them before the tensor cores' (async proxy) reads that the caller then releases.
-template <typename Traits>
-__device__ __forceinline__ void zero_v_tail(uint32_t tile, int valid_rows, int lane) {
-    constexpr int kChunksPerAtomRow = kAtomRowBytes / 16;
-    const int chunks = (Traits::kBlockN - valid_rows) * Traits::kAtoms * kChunksPerAtomRow;
-    for (int i = lane; i < chunks; i += 32) {
-        const int row = valid_rows + i / (Traits::kAtoms * kChunksPerAtomRow);
-        const int atom = i / kChunksPerAtomRow % Traits::kAtoms;
-        const int chunk = i % kChunksPerAtomRow;
-        const uint32_t addr = tile + (atom * Traits::kBlockN + row) * kAtomRowBytes + chunk * 16;
-        asm volatile("st.shared.v4.b32 [%0], {%1, %1, %1, %1};\n" ::"r"(addr), "r"(0) : "memory");
-    }
-    fence_proxy_async();
-}
 
 // The producer's second warp in a varlen call (one tile per CTA, never kPersistent): where the
 // tile's first key tile, the ring's first, reaches past the sequence's keys, its V rows past them
@@ -42,7 +25,7 @@ __device__ __forceinline__ void zero_first_v_tail(const WsSharedMemory<Traits, k
     // Buffer 0 cannot be refilled before the consumers release it, which they do only after
     // waiting for v_tail_zeroed.
     barrier_wait(smem.v_full(0), 0);
-    zero_v_tail<Traits>(smem.v_tile(0), tile.work.len.k - tile.key0(0), threadIdx.x % 32);
+    zero_tile_rows<Traits, 32>(smem.v_tile(0), tile.work.len.k - tile.key0(0), threadIdx.x % 32);
     __syncwarp();
     if (threadIdx.x % 32 == 0) barrier_arrive(smem.v_tail_zeroed());
 }

@@ -93,7 +93,7 @@ fn varlen_grid_every_config() {
         row_gap: 16,
     };
     let mut failures = Vec::new();
-    let mut cases = 0;
+    let (mut cases, mut tma_cases) = (0, 0);
     for config in &configs {
         let base = AttentionParams {
             heads_q: 4,
@@ -107,6 +107,7 @@ fn varlen_grid_every_config() {
             assert_eq!(out.config.id, config.id);
             cases += 1;
             failures.extend(out.failure(&case.reproducer(), config.name));
+            out.feed
         };
         for (j, mix) in mixes().iter().enumerate() {
             for causal in [true, false] {
@@ -114,7 +115,14 @@ fn varlen_grid_every_config() {
                     causal,
                     ..base.clone()
                 };
-                run(case_of(config, params, mix, 11 + j as u64));
+                let feed = run(case_of(config, params, mix, 11 + j as u64));
+                // Packed BSHD tensors are what tensor maps describe: every Hopper kernel takes
+                // them by TMA, its boxes reading into the next sequence (and the NaN keys past
+                // seqused_k) that the kernels must keep out of P.V.
+                if config.name.starts_with("sm90_") {
+                    assert_eq!(feed, flashattn::Feed::Tma, "{}", config.name);
+                    tma_cases += 1;
+                }
             }
         }
         let mods = config.score_mods;
@@ -139,7 +147,7 @@ fn varlen_grid_every_config() {
         run(case);
     }
     println!(
-        "varlen grid: {} configurations, {cases} cases, {} failed",
+        "varlen grid: {} configurations, {cases} cases ({tma_cases} fed by TMA), {} failed",
         configs.len(),
         failures.len()
     );
