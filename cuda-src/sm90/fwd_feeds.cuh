@@ -206,9 +206,10 @@ struct TmaFeed {
     const Work &work;
     const int n_block_max, n_blocks;
     const int kv_head;
-    const bool packed;  // packed varlen tensors (compiled into the varlen-capable variants only)
-    const int batch;    // the tensor maps' batch coordinate: packed tensors are one batch
-    const bool zero_tail;  // packed: the first key tile reaches past the sequence's keys
+    const int batch;  // the tensor maps' batch coordinate: packed tensors are one batch
+    // The walk's first key tile's first row in K and V (its sequence's first row added when
+    // packed): one number kept across the key loop, not the sequence's offset beside it.
+    const int kv_row0;
 
     __device__ __forceinline__ TmaFeed(const FwdTmaArgs &args_, const QkvTiles<Traits> &smem_, const Work &work_,
                                        int3 tile, int n_block_max_, int n_blocks_)
@@ -218,9 +219,12 @@ struct TmaFeed {
           n_block_max(n_block_max_),
           n_blocks(n_blocks_),
           kv_head(kv_head_of(args_.params, work_.head)),
-          packed(Work::kVarlen && args_.params.cu_seqlens_q != nullptr),
-          batch(packed ? 0 : tile.z),
-          zero_tail(packed && key0(0) + Traits::kBlockN > work_.len.k) {}
+          batch(packed() ? 0 : tile.z),
+          kv_row0(work_.k_first + key0(0)) {}
+
+    // Packed varlen tensors (read from parameter space where asked: nothing kept in registers;
+    // compiled into the varlen-capable variants only).
+    __device__ __forceinline__ bool packed() const { return Work::kVarlen && args.params.cu_seqlens_q != nullptr; }
 
     __device__ __forceinline__ uint32_t k_full(int stage) const { return smem.ring_end() + 8 * stage; }
     __device__ __forceinline__ uint32_t v_full(int stage) const { return smem.ring_end() + 8 * (kStages + stage); }
@@ -235,11 +239,16 @@ struct TmaFeed {
         for (int a = 0; a < kAtoms; ++a) tma_load_4d(dst + a * kRows * kAtomRowBytes, map, bar, a * 64, row, head, batch);
     }
     __device__ __forceinline__ int key0(int j) const { return (n_block_max - 1 - j) * Traits::kBlockN; }
+    // Tile j's first row in K and V.
+    __device__ __forceinline__ int kv_row(int j) const {
+        if constexpr (Work::kVarlen) return kv_row0 - j * Traits::kBlockN;
+        return key0(j);
+    }
     __device__ __forceinline__ void load_k(int j) const {
-        load<Traits::kBlockN>(smem.k_tile(j % kStages), &args.k, k_full(j % kStages), work.k_first + key0(j), kv_head);
+        load<Traits::kBlockN>(smem.k_tile(j % kStages), &args.k, k_full(j % kStages), kv_row(j), kv_head);
     }
     __device__ __forceinline__ void load_v(int j) const {
-        load<Traits::kBlockN>(smem.v_tile(j % kStages), &args.v, v_full(j % kStages), work.k_first + key0(j), kv_head);
+        load<Traits::kBlockN>(smem.v_tile(j % kStages), &args.v, v_full(j % kStages), kv_row(j), kv_head);
     }
     __device__ __forceinline__ void issue_kv(int j) const {
         barrier_arrive_expect_tx(k_full(j % kStages), Traits::kTileBytes);
@@ -276,7 +285,9 @@ struct TmaFeed {
     }
     __device__ __forceinline__ void await_v(int j) const {
         barrier_wait(v_full(j % kStages), lap_parity(j));
-        if (j == 0 && zero_tail) {  // (the buffer is refilled only after a later CTA barrier)
+        // Packed: the first key tile reaching past the sequence's keys (the buffer is refilled
+        // only after a later CTA barrier).
+        if (j == 0 && packed() && key0(0) + Traits::kBlockN > work.len.k) {
             zero_tile_rows<Traits, Traits::kThreads>(smem.v_tile(0), work.len.k - key0(0), threadIdx.x);
             __syncthreads();
         }
