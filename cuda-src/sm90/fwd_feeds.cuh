@@ -9,12 +9,12 @@
 //
 // The kernel walks key tiles j = 0, 1, ... (from the last key tile down) through a ring of
 // kStages buffers, tile j in buffer j % kStages, and calls, in this order:
-//   start()       Q and tile 0's K, then tile 0's V, then tiles 1 .. kStages - 2;
+//   start()       Q and tile 0's K, then tile 0's V, then tiles 1 .. kStages - 2 (the TMA
+//                 feed, packed varlen: waits for tile 0's V and zeroes its rows past the keys);
 //   await_k(j)    tile j's K (and for j = 0 Q) has landed; for j >= 1 every thread is also done
 //                 with the buffers refill() overwrites next (the CTA's threads meet here);
 //   refill(j)     tile j into its buffer (nothing past the last tile), right after await_k;
-//   await_v(j)    tile j's V has landed (and, packed varlen, for j = 0 its rows past the keys
-//                 are zeroed, the CTA's threads meeting), before its P.V;
+//   await_v(j)    tile j's V has landed, before its P.V;
 //   drain()       nothing is in flight (before O is staged in Q's buffer);
 //   before_o_barrier()  this thread's staged O is ready for whoever stores it (before the CTA
 //                 meets);
@@ -47,10 +47,7 @@ struct FwdTmaArgs {
     CUtensorMap q;  // boxes of kBlockM rows
     CUtensorMap k;  // boxes of kBlockN rows
     CUtensorMap v;
-    CUtensorMap o;  // boxes of kBlockM rows; valid only where o_by_tma
-    // Whether O leaves shared memory by TMA stores (its tensor map encoded) or by every
-    // thread's 16-byte stores.
-    bool o_by_tma;
+    CUtensorMap o;  // boxes of kBlockM rows; encoded only for the kernel that stores O by TMA
 };
 
 // Copies rows [0, kRows) of a tile from global memory into the swizzled atom layout, all threads
@@ -197,7 +194,10 @@ struct CpAsyncFeed {
 // the next sequence's rows, harmless in Q (those rows of S are never stored) and K (the mask
 // overwrites their scores with -inf) but not in V, so the walk's first key tile (the sequence's
 // last) has its V rows past the keys zeroed before any P.V reads them (zero_tile_rows).
-template <typename Traits, typename Work>
+// kOByTma: O leaves by TMA stores (args.o encoded) or by every thread's 16-byte stores; a compile-
+// time choice, since the TMA store's code in a kernel that does not use it still cost 1-2% at one
+// CTA an SM (docs/benchmarks/2026-11-30-h200-tma-varlen.md: it moved the key loop's schedule).
+template <typename Traits, typename Work, bool kOByTma>
 struct TmaFeed {
     static constexpr int kStages = Traits::kStages;
     static constexpr int kAtoms = Traits::kAtoms;
@@ -275,6 +275,15 @@ struct TmaFeed {
                 if (j < n_blocks) issue_kv(j);
         }
         __syncthreads();  // the barriers are initialised before any thread waits on them
+        // Packed: where the walk's first key tile reaches past the sequence's keys, its V rows
+        // past them are zeroed here, before the key loop, so that the loop has no branch for
+        // it (a branch there cost the dense calls of the general variants about 1%). Buffer 0
+        // is refilled only after a later CTA barrier.
+        if (packed() && key0(0) + Traits::kBlockN > work.len.k) {
+            barrier_wait(v_full(0), 0);
+            zero_tile_rows<Traits, Traits::kThreads>(smem.v_tile(0), work.len.k - key0(0), threadIdx.x);
+            __syncthreads();
+        }
     }
     __device__ __forceinline__ void await_k(int j) const {
         barrier_wait(k_full(j % kStages), lap_parity(j));
@@ -283,29 +292,20 @@ struct TmaFeed {
     __device__ __forceinline__ void refill(int j) const {
         if (threadIdx.x == 0 && j < n_blocks) issue_kv(j);
     }
-    __device__ __forceinline__ void await_v(int j) const {
-        barrier_wait(v_full(j % kStages), lap_parity(j));
-        // Packed: the first key tile reaching past the sequence's keys (the buffer is refilled
-        // only after a later CTA barrier).
-        if (j == 0 && packed() && key0(0) + Traits::kBlockN > work.len.k) {
-            zero_tile_rows<Traits, Traits::kThreads>(smem.v_tile(0), work.len.k - key0(0), threadIdx.x);
-            __syncthreads();
-        }
-    }
+    __device__ __forceinline__ void await_v(int j) const { barrier_wait(v_full(j % kStages), lap_parity(j)); }
     __device__ __forceinline__ static void drain() {}
     // The staged O is read by the TMA unit (the async proxy): each thread's shared-memory writes
     // are made visible to it before the CTA meets.
-    __device__ __forceinline__ void before_o_barrier() const {
-        if (args.o_by_tma) fence_proxy_async();
+    __device__ __forceinline__ static void before_o_barrier() {
+        if constexpr (kOByTma) fence_proxy_async();
     }
-    // One thread stores the tile as kAtoms boxes (rows past the tensor's end are clipped) and
-    // waits until they have read shared memory, which must outlive the copy.
+    // Every thread's 16-byte stores, or by TMA: one thread stores the tile as kAtoms boxes (rows
+    // past the tensor's end are clipped) and waits until they have read shared memory, which
+    // must outlive the copy.
     __device__ __forceinline__ void store_o(const FlashAttnFwdParams &p, uint32_t o_tile) const {
-        if (!args.o_by_tma) {
+        if constexpr (!kOByTma) {
             store_o_rows<Traits>(o_tile, work.o, p.o_row_stride, 0, work.rows_here, threadIdx.x, Traits::kThreads);
-            return;
-        }
-        if (threadIdx.x == 0) {
+        } else if (threadIdx.x == 0) {
 #pragma unroll
             for (int a = 0; a < kAtoms; ++a)
                 tma_store_4d(&args.o, o_tile + a * Traits::kBlockM * kAtomRowBytes, a * 64, work.row_begin, work.head,
@@ -314,6 +314,13 @@ struct TmaFeed {
             bulk_wait_read();
         }
     }
+};
+
+// TmaFeed with its O store fixed, in the two-parameter shape compute_tile takes.
+template <bool kOByTma>
+struct TmaFeedStoringO {
+    template <typename Traits, typename Work>
+    using Feed = TmaFeed<Traits, Work, kOByTma>;
 };
 
 }  // namespace flashattn::sm90

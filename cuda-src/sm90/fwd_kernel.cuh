@@ -136,7 +136,8 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
 // thread's copies instead of every thread's: on the lent H200 against the cp.async kernel (variant
 // probe, docs/benchmarks/2026-11-30-h200-tma-feed.md) f16 S=512 D=64 B4 H16 2% faster, B8 H16 8%,
 // the long shapes' 64-row and 128-row tiles 10-37%, latency-bound one-wave launches within 1%.
-template <typename Traits, Variant kVariant>
+// kOByTma: O by TMA stores (fwd_feeds.cuh, TmaFeed).
+template <typename Traits, Variant kVariant, bool kOByTma>
 __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM)
     fwd_tma_kernel(const __grid_constant__ FwdTmaArgs args) {
     // The maps are kernel parameters, written by no kernel: fetched before the wait for the grid
@@ -145,9 +146,9 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM)
         prefetch_tensor_map(&args.q);
         prefetch_tensor_map(&args.k);
         prefetch_tensor_map(&args.v);
-        if (args.o_by_tma) prefetch_tensor_map(&args.o);
+        if constexpr (kOByTma) prefetch_tensor_map(&args.o);
     }
-    compute_tile<Traits, kVariant, TmaFeed>(args.params, args);
+    compute_tile<Traits, kVariant, TmaFeedStoringO<kOByTma>::template Feed>(args.params, args);
 }
 
 // The TMA kernel where tensor maps describe Q, K and V (dense or packed varlen); the cp.async
@@ -173,12 +174,17 @@ FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream) {
         const dim3 grid = tile_grid(p, Traits::kBlockM);
         const int64_t ctas = int64_t{grid.x} * grid.y * grid.z;
         const int sms = current_device_sm_count();
-        args.o_by_tma = !packed && sms > 0 && ctas > sms &&
-                        encode_o_map(&args.o, p, batch, rows_q, Traits::kHeadDim, Traits::kBlockM);
+        const bool o_by_tma = !packed && sms > 0 && ctas > sms &&
+                              encode_o_map(&args.o, p, batch, rows_q, Traits::kHeadDim, Traits::kBlockM);
         params->feed_used = FLASHATTN_FEED_TMA;
+        if (o_by_tma) {
+            static KernelFacts storing_facts;
+            return launch_tiles(fwd_tma_kernel<Traits, kVariant, true>, grid, Traits::kThreads,
+                                Traits::kTmaSmemLaunchBytes, params, stream, storing_facts, args);
+        }
         static KernelFacts tma_facts;
-        return launch_tiles(fwd_tma_kernel<Traits, kVariant>, grid, Traits::kThreads, Traits::kTmaSmemLaunchBytes,
-                            params, stream, tma_facts, args);
+        return launch_tiles(fwd_tma_kernel<Traits, kVariant, false>, grid, Traits::kThreads,
+                            Traits::kTmaSmemLaunchBytes, params, stream, tma_facts, args);
     }
     static KernelFacts facts;
     return launch_tiles(fwd_kernel<Traits, kVariant>, Traits::kBlockM, Traits::kThreads, Traits::kSmemLaunchBytes,
