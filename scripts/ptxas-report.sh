@@ -39,7 +39,8 @@ echo "the \`smem_bytes\` of each configuration (\`flashattn::kernel_configs()\`)
 echo "kernels' registers are what they launch with: \`setmaxnreg\` then moves them from the producer"
 echo "warpgroup (24) to the consumers (240 with two, 160 with three); their spills are ptxas's."
 echo "\`sm90\` rows are the one-tile-per-CTA Hopper kernel fed by cp.async, \`sm90 tma\` the same tiles fed by"
-echo "TMA (cuda-src/sm90/fwd_feeds.cuh)."
+echo "TMA (cuda-src/sm90/fwd_feeds.cuh), \`sm90 tma, O by TMA\` its twin that also stores O by TMA (launched above"
+echo "the SM count)."
 echo
 echo "| kernel | arch | dtype | head dim | block_m | block_n | warps | stages | kv splits | variant | registers | spill st/ld bytes | stack bytes |"
 echo "|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|"
@@ -55,10 +56,11 @@ arch = sys.argv[1]
 variants = {"0": "dense", "1": "general", "2": "score mods"}
 dtype = lambda name: "bf16" if "bfloat16" in name else "f16"
 # Mangled template arguments: FwdTraits<T, head dim, block_m, block_n, warps, stages, splits> (sm80),
-# FwdTraits<T, head dim, block_n, warpgroups, stages> (sm90), WsTraits<T, head dim, block_n,
+# FwdTraits<T, head dim, block_n, warpgroups, stages> (sm90; the TMA kernel then the Variant and
+# whether it stores O by TMA), WsTraits<T, head dim, block_n,
 # consumers, stages> plus the persistent flag (sm90 ws); then the Variant.
 portable = re.compile(r"sm80\d+fwd_kernelINS0_9FwdTraitsI(\w+?)Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)EEELNS_7VariantE(\d)E")
-hopper = re.compile(r"sm90\d+fwd_(tma_)?kernelINS0_9FwdTraitsI(\w+?)Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)EEELNS_7VariantE(\d)E")
+hopper = re.compile(r"sm90\d+fwd_(tma_)?kernelINS0_9FwdTraitsI(\w+?)Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)EEELNS_7VariantE(\d)E(?:Lb(\d)E)?")
 ws = re.compile(r"sm90\d+ws_kernelINS0_8WsTraitsI(\w+?)Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)EEELNS_7VariantE(\d)ELb(\d)E")
 rows, cur = [], None
 for line in sys.stdin:
@@ -69,7 +71,7 @@ for line in sys.stdin:
             cur = ["sm80", dtype(m.group(1)), hd, bm, bn, w, st, sp, variants[m.group(8)]]
         elif m := hopper.search(line):
             hd, bn, wg, st = (int(x) for x in m.group(3, 4, 5, 6))
-            kind = "sm90 tma" if m.group(1) else "sm90"
+            kind = ("sm90 tma, O by TMA" if m.group(8) == "1" else "sm90 tma") if m.group(1) else "sm90"
             cur = [kind, dtype(m.group(2)), hd, 64 * wg, bn, 4 * wg, st, 1, variants[m.group(7)]]
         elif m := ws.search(line):
             hd, bn, c, st = (int(x) for x in m.group(2, 3, 4, 5))
