@@ -26,13 +26,18 @@
 //! * `causal` — causal self-attention from 1024 to 16384 tokens a sequence at the `sweep`
 //!   suite's constant 16384 tokens per call, head dims 64 and 128: the long causal prefill that
 //!   the other suites sample at one point (S8192 D128), for the dispatcher's tile choice there.
+//! * `short` — what the short-sequence tiles run besides the `seed` shapes: two packed batches of
+//!   eight short prompts ([`SHORT_VARLEN_LENS`], causal; f16 H8 D64, and bf16 32 query heads on 8
+//!   KV heads at D128), and seed-size calls (f16 S512 D64) with a causal 128-key window, sinks,
+//!   softcap and ALiBi. On Hopper these take the one-tile-per-CTA kernel's general and
+//!   score-modifier variants, which no other suite reaches under the dispatcher.
 
 use crate::report::{ScoreMods, Shape};
 use serde::{Deserialize, Serialize};
 
 /// Names accepted by [`suite`], in the order `all` concatenates them.
-pub const SUITE_NAMES: [&str; 7] = [
-    "seed", "long", "sweep", "masks", "decode", "varlen", "causal",
+pub const SUITE_NAMES: [&str; 8] = [
+    "seed", "long", "sweep", "masks", "decode", "varlen", "causal", "short",
 ];
 
 /// The `varlen` suite's sequence lengths: drawn once from 64..=4096 with Python's
@@ -41,6 +46,10 @@ pub const SUITE_NAMES: [&str; 7] = [
 pub const VARLEN_LENS: [usize; 16] = [
     551, 1372, 2122, 3960, 2160, 2714, 3586, 3967, 484, 3685, 978, 3729, 2525, 2609, 2343, 1786,
 ];
+
+/// The `short` suite's prompt lengths: drawn once from 16..=512 with Python's
+/// `random.Random(2027).randint(16, 512)`, 8 draws, kept literally (1845 tokens, the longest 490).
+pub const SHORT_VARLEN_LENS: [usize; 8] = [71, 490, 253, 56, 22, 351, 181, 421];
 
 /// Tokens per call held constant across the `sweep` suite.
 pub const SWEEP_TOKENS: usize = 16384;
@@ -132,6 +141,59 @@ fn varlen() -> Vec<Shape> {
     ]
 }
 
+fn short() -> Vec<Shape> {
+    let (n, longest) = (
+        SHORT_VARLEN_LENS.len(),
+        *SHORT_VARLEN_LENS.iter().max().expect("8 lengths"),
+    );
+    let packed = |dtype, heads_q, heads_kv, head_dim| Shape {
+        heads_kv,
+        varlen: SHORT_VARLEN_LENS.to_vec(),
+        ..Shape::self_attention(dtype, n, heads_q, longest, head_dim, true)
+    };
+    let seed_size = |batch, heads, causal, mods| {
+        Shape::self_attention("f16", batch, heads, 512, 64, causal).with_mods(mods)
+    };
+    let window = ScoreMods {
+        window_left: Some(128),
+        ..ScoreMods::default()
+    };
+    vec![
+        packed("f16", 8, 8, 64),
+        packed("bf16", 32, 8, 128),
+        // B2 H8: no more CTAs than SMs on an H100 or H200; B4 H16: more.
+        seed_size(2, 8, true, window.clone()),
+        seed_size(4, 16, true, window),
+        seed_size(
+            4,
+            16,
+            false,
+            ScoreMods {
+                sinks: true,
+                ..ScoreMods::default()
+            },
+        ),
+        seed_size(
+            4,
+            16,
+            false,
+            ScoreMods {
+                softcap: Some(30),
+                ..ScoreMods::default()
+            },
+        ),
+        seed_size(
+            4,
+            16,
+            false,
+            ScoreMods {
+                alibi: true,
+                ..ScoreMods::default()
+            },
+        ),
+    ]
+}
+
 /// bf16 self-attention, 16 heads, head dims 64 then 128, at each of `lengths` with the batch
 /// that keeps [`SWEEP_TOKENS`] tokens per call.
 fn constant_tokens(lengths: &[usize], causal: bool) -> Vec<Shape> {
@@ -179,6 +241,7 @@ fn named(name: &str) -> Option<Vec<Shape>> {
         "decode" => Some(decode()),
         "causal" => Some(causal()),
         "varlen" => Some(varlen()),
+        "short" => Some(short()),
         _ => None,
     }
 }
@@ -268,12 +331,14 @@ mod tests {
         assert_eq!(suite("varlen").unwrap().len(), 3);
         // Head dims 64 and 128 x 5 lengths.
         assert_eq!(suite("causal").unwrap().len(), 10);
+        // Two packed batches beside five seed-size calls with a window or a modifier.
+        assert_eq!(suite("short").unwrap().len(), 7);
         // Three D=128 shapes are in both `long` and `sweep`, one (S8192 D128 causal) in both
         // `long` and `causal`.
-        assert_eq!(suite("all").unwrap().len(), 138);
+        assert_eq!(suite("all").unwrap().len(), 145);
         assert!(suite("nope").is_none());
         let entries = suite_entries("all").unwrap();
-        assert_eq!(entries.len(), 138);
+        assert_eq!(entries.len(), 145);
         assert_eq!(entries.iter().filter(|e| e.suite == "sweep").count(), 9);
         assert_eq!(suite_entries("sweep").unwrap().len(), 12);
         // A shape shared by two named suites runs once, under the first.
@@ -329,6 +394,23 @@ mod tests {
         // Useful work is each sequence's causal pairs, l (l + 1) / 2, never the padded batch's.
         let pairs: u64 = VARLEN_LENS.iter().map(|&l| (l * (l + 1) / 2) as u64).sum();
         assert_eq!(v.flops(), 4.0 * 16.0 * 128.0 * pairs as f64);
+    }
+
+    #[test]
+    fn short_suite_is_the_documented_batches_and_calls() {
+        let s = suite("short").unwrap();
+        assert_eq!(s[0].key(), "f16 B8 H8/8 S490x490 D64 causal varlen1845");
+        assert_eq!(s[1].key(), "bf16 B8 H32/8 S490x490 D128 causal varlen1845");
+        assert!(SHORT_VARLEN_LENS.iter().all(|l| (16..=512).contains(l)));
+        assert_eq!(s[2].key(), "f16 B2 H8/8 S512x512 D64 causal window128/inf");
+        // The rest: seed-size, plain but for one window or modifier each, so none is a seed shape.
+        assert!(
+            s[2..]
+                .iter()
+                .all(|x| x.seqlen_q == 512 && x.head_dim == 64 && !x.mods.is_plain())
+        );
+        let seed = suite("seed").unwrap();
+        assert!(s.iter().all(|x| !seed.contains(x)));
     }
 
     #[test]
