@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
     compute_tile<Traits, kVariant, CpAsyncFeed>(p, p);
 }
 
-// Q, K and V by TMA, where tensor maps describe them and they are not packed varlen tensors. One
+// Q, K and V by TMA, where tensor maps describe them (dense tensors, or packed varlen ones). One
 // thread's copies instead of every thread's: on the lent H200 against the cp.async kernel (variant
 // probe, docs/benchmarks/2026-11-30-h200-tma-feed.md) f16 S=512 D=64 B4 H16 2% faster, B8 H16 8%,
 // the long shapes' 64-row and 128-row tiles 10-37%, latency-bound one-wave launches within 1%.
