@@ -156,7 +156,7 @@ def self_test():
     assert cold_set_count(s512, 50 << 20, 1 << 20) == 2
     assert cold_set_count(sh("bf16", 2, 16, 8192, 128, False), 50 << 20, 80 << 30) == 2
     shapes = load_shapes(os.path.join(HERE, "suites.json"))
-    assert len(shapes) == 138 and len({shape_key(s) for _, s in shapes}) == 138
+    assert len(shapes) == 145 and len({shape_key(s) for _, s in shapes}) == 145
     v = dict(sh("bf16", 3, 2, 7, 64, True), varlen=[3, 1, 7])
     assert shape_key(v) == "bf16 B3 H2/2 S7x7 D64 causal varlen11"
     w = dict(sh("bf16", 2, 16, 8192, 128, True), mods={"window_left": 1024})
@@ -166,6 +166,9 @@ def self_test():
     assert shape_key(dec) == "bf16 B8 H32/8 S1x4096 D128 decode page16 heads-major"
     # Rust spells the same shape the same way (suites.json holds it).
     assert shape_key(dec) in {shape_key(s) for _, s in shapes}
+    gqa = dict(sh("bf16", 8, 32, 490, 128, True, 8), varlen=[71, 490, 253, 56, 22, 351, 181, 421])
+    assert shape_key(gqa) == "bf16 B8 H32/8 S490x490 D128 causal varlen1845"
+    assert shape_key(gqa) in {shape_key(s) for _, s in shapes}
     # --warm-ms: no calls at 0; at least one synchronized batch, and whole batches, otherwise.
     calls, syncs = [], []
     fake_torch = type("T", (), {"cuda": type("C", (), {"synchronize": staticmethod(lambda: syncs.append(1))})})
