@@ -32,6 +32,11 @@ struct Features {
     static constexpr bool kWindow = V != Variant::kDense;
     static constexpr bool kSinks = V != Variant::kDense;
     static constexpr bool kScoreMod = V == Variant::kScoreMod;
+    // Whether a call's tensors are packed varlen ones (cu_seqlens set, in a variant that reads
+    // them): one batch of every sequence's rows.
+    __host__ __device__ __forceinline__ static bool packed(const FlashAttnFwdParams &p) {
+        return kVarlen && p.cu_seqlens_q != nullptr;
+    }
 };
 
 }  // namespace flashattn

@@ -85,9 +85,9 @@ __device__ __forceinline__ int kv_head_of(const FlashAttnFwdParams &p, int head)
     return head / (p.heads_q / p.heads_kv);
 }
 
-template <typename Element, typename Features>
+template <typename Element, typename FeatureSet>
 struct TileWork {
-    static constexpr bool kVarlen = Features::kVarlen;  // whether cu_seqlens may be set
+    using Features = FeatureSet;  // the variant's (common/features.cuh)
     SeqLens len;    // this tile's sequence: the mask and the key loop read these, never p.seqlen_*
     int row_begin;  // first query row of the tile, within its sequence
     int rows_here;  // query rows of the tile that exist (the last tile may be short; <= 0: the

@@ -223,8 +223,11 @@ struct TmaFeed {
           kv_row0(work_.k_first + key0(0)) {}
 
     // Packed varlen tensors (read from parameter space where asked: nothing kept in registers;
-    // compiled into the varlen-capable variants only).
-    __device__ __forceinline__ bool packed() const { return Work::kVarlen && args.params.cu_seqlens_q != nullptr; }
+    // compiled into the varlen-capable variants only). Features::packed spelled out: through its
+    // reference argument ptxas allocates the dense kernels' registers differently.
+    __device__ __forceinline__ bool packed() const {
+        return Work::Features::kVarlen && args.params.cu_seqlens_q != nullptr;
+    }
 
     __device__ __forceinline__ uint32_t k_full(int stage) const { return smem.ring_end() + 8 * stage; }
     __device__ __forceinline__ uint32_t v_full(int stage) const { return smem.ring_end() + 8 * (kStages + stage); }
@@ -239,9 +242,10 @@ struct TmaFeed {
         for (int a = 0; a < kAtoms; ++a) tma_load_4d(dst + a * kRows * kAtomRowBytes, map, bar, a * 64, row, head, batch);
     }
     __device__ __forceinline__ int key0(int j) const { return (n_block_max - 1 - j) * Traits::kBlockN; }
-    // Tile j's first row in K and V.
+    // Tile j's first row in K and V. The dense variant computes it from j as before: the same
+    // number, but counting down from kv_row0 changes its key loop's machine code.
     __device__ __forceinline__ int kv_row(int j) const {
-        if constexpr (Work::kVarlen) return kv_row0 - j * Traits::kBlockN;
+        if constexpr (Work::Features::kVarlen) return kv_row0 - j * Traits::kBlockN;
         return key0(j);
     }
     __device__ __forceinline__ void load_k(int j) const {

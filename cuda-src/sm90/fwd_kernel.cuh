@@ -151,16 +151,21 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM)
     compute_tile<Traits, kVariant, TmaFeedStoringO<kOByTma>::template Feed>(args.params, args);
 }
 
+// One instantiation of the TMA kernel over `grid`, with that kernel's own facts.
+template <typename Traits, Variant kVariant, bool kOByTma>
+FlashAttnStatus launch_tma(dim3 grid, FlashAttnFwdParams *params, cudaStream_t stream, const FwdTmaArgs &args) {
+    static KernelFacts facts;
+    return launch_tiles(fwd_tma_kernel<Traits, kVariant, kOByTma>, grid, Traits::kThreads, Traits::kTmaSmemLaunchBytes,
+                        params, stream, facts, args);
+}
+
 // The TMA kernel where tensor maps describe Q, K and V (dense or packed varlen); the cp.async
 // kernel otherwise (fwd_feeds.cuh).
 template <typename Traits, Variant kVariant>
 FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream) {
     const FlashAttnFwdParams &p = *params;
-    // Packed varlen tensors: one batch of total rows (the batch strides are never used).
-    const bool packed = Features<kVariant>::kVarlen && p.cu_seqlens_q != nullptr;
-    const int batch = packed ? 1 : p.batch;
-    const int rows_q = packed ? p.total_q : p.seqlen_q;
-    const int rows_k = packed ? p.total_k : p.seqlen_k;
+    const bool packed = Features<kVariant>::packed(p);
+    const auto [batch, rows_q, rows_k] = map_rows(p, packed);
     FwdTmaArgs args;
     args.params = p;
     if (encode_q_map(&args.q, p, batch, rows_q, Traits::kHeadDim, Traits::kBlockM) &&
@@ -177,14 +182,8 @@ FlashAttnStatus launch_fwd(FlashAttnFwdParams *params, cudaStream_t stream) {
         const bool o_by_tma = !packed && sms > 0 && ctas > sms &&
                               encode_o_map(&args.o, p, batch, rows_q, Traits::kHeadDim, Traits::kBlockM);
         params->feed_used = FLASHATTN_FEED_TMA;
-        if (o_by_tma) {
-            static KernelFacts storing_facts;
-            return launch_tiles(fwd_tma_kernel<Traits, kVariant, true>, grid, Traits::kThreads,
-                                Traits::kTmaSmemLaunchBytes, params, stream, storing_facts, args);
-        }
-        static KernelFacts tma_facts;
-        return launch_tiles(fwd_tma_kernel<Traits, kVariant, false>, grid, Traits::kThreads,
-                            Traits::kTmaSmemLaunchBytes, params, stream, tma_facts, args);
+        return o_by_tma ? launch_tma<Traits, kVariant, true>(grid, params, stream, args)
+                        : launch_tma<Traits, kVariant, false>(grid, params, stream, args);
     }
     static KernelFacts facts;
     return launch_tiles(fwd_kernel<Traits, kVariant>, Traits::kBlockM, Traits::kThreads, Traits::kSmemLaunchBytes,

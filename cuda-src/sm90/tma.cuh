@@ -133,9 +133,19 @@ inline bool encode_bshd_map(CUtensorMap *map, FlashAttnDtype dtype, const void *
     return true;
 }
 
+// How a launch's maps see the call's tensors: `batch` batches of `rows_q` query rows and `rows_k`
+// key rows; packed varlen tensors are one batch of every sequence's rows (their batch strides
+// unused).
+struct MapRows {
+    int batch, rows_q, rows_k;
+};
+inline MapRows map_rows(const FlashAttnFwdParams &p, bool packed) {
+    return packed ? MapRows{1, p.total_q, p.total_k} : MapRows{p.batch, p.seqlen_q, p.seqlen_k};
+}
+
 // The call's Q (and O), K and V as such maps, for a launch that sees its tensors as `batch`
-// batches of `rows_q` query rows and `rows_k` key rows (packed varlen tensors: one batch of every
-// row); false where the map cannot describe the tensor.
+// batches of `rows_q` query rows and `rows_k` key rows (map_rows); false where the map cannot
+// describe the tensor.
 inline bool encode_q_map(CUtensorMap *map, const FlashAttnFwdParams &p, int batch, int rows_q, int head_dim,
                          int box_rows) {
     return encode_bshd_map(map, p.dtype, p.q, batch, rows_q, p.heads_q, head_dim, p.q_batch_stride, p.q_row_stride,

@@ -65,7 +65,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
 
     extern __shared__ unsigned char smem_raw[];
     const WsSharedMemory<Traits, kPersistent> smem(smem_raw);
-    const bool packed = !kPersistent && F::kVarlen && p.cu_seqlens_q != nullptr;
+    const bool packed = !kPersistent && F::packed(p);
 
     // The producer's first copies need the maps in the TMA unit: fetched while this CTA still
     // waits for the grid ahead and sets up its barriers, not on the first copy's path.
@@ -128,11 +128,8 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
     args.params = *params;
     args.deal = WalkDeal{WalkOrder::kNone, kNoLightOrder, 0, 0, 0, false};
     const FlashAttnFwdParams &p = *params;
-    // Packed varlen tensors: one batch of total rows (the batch strides are never used).
-    const bool packed = Features<kVariant>::kVarlen && p.cu_seqlens_q != nullptr;
-    const int batch = packed ? 1 : p.batch;
-    const int rows_q = packed ? p.total_q : p.seqlen_q;
-    const int rows_k = packed ? p.total_k : p.seqlen_k;
+    const bool packed = Features<kVariant>::packed(p);
+    const auto [batch, rows_q, rows_k] = map_rows(p, packed);
     const bool kv_mapped = encode_kv_maps(&args.k, &args.v, p, batch, rows_k, Traits::kHeadDim, Traits::kBlockN);
     // O's map: dense tensors only (see WsArgs::o_by_tma).
     args.o_by_tma = kv_mapped && !packed && encode_o_map(&args.o, p, batch, rows_q, Traits::kHeadDim, 64);
