@@ -28,8 +28,8 @@
 //!   the other suites sample at one point (S8192 D128), for the dispatcher's tile choice there.
 //! * `short` — what the short-sequence tiles run besides the `seed` shapes: two packed batches of
 //!   eight short prompts ([`SHORT_VARLEN_LENS`], causal; f16 H8 D64, and bf16 32 query heads on 8
-//!   KV heads at D128), and seed-size calls (f16 S512 D64) with a causal 128-key window, sinks,
-//!   softcap and ALiBi. On Hopper these take the one-tile-per-CTA kernel's general and
+//!   KV heads at D128), and seed-size calls (f16 S512 D64) with a causal 128-key window, softcap,
+//!   ALiBi and sinks. On Hopper these take the one-tile-per-CTA kernel's general and
 //!   score-modifier variants, which no other suite reaches under the dispatcher.
 
 use crate::report::{ScoreMods, Shape};
@@ -84,13 +84,9 @@ fn long() -> Vec<Shape> {
     ]
 }
 
-fn masks() -> Vec<Shape> {
-    let window = ScoreMods {
-        window_left: Some(1024),
-        ..ScoreMods::default()
-    };
-    let mut v = vec![Shape::self_attention("bf16", 2, 16, 8192, 128, true).with_mods(window)];
-    for mods in [
+/// The score modifiers the suites time, one at a time: softcap 30, ALiBi, sinks.
+fn modifiers() -> [ScoreMods; 3] {
+    [
         ScoreMods {
             softcap: Some(30),
             ..ScoreMods::default()
@@ -103,7 +99,16 @@ fn masks() -> Vec<Shape> {
             sinks: true,
             ..ScoreMods::default()
         },
-    ] {
+    ]
+}
+
+fn masks() -> Vec<Shape> {
+    let window = ScoreMods {
+        window_left: Some(1024),
+        ..ScoreMods::default()
+    };
+    let mut v = vec![Shape::self_attention("bf16", 2, 16, 8192, 128, true).with_mods(window)];
+    for mods in modifiers() {
         for shape in long().into_iter().filter(|s| s.dtype == "bf16") {
             v.push(shape.with_mods(mods.clone()));
         }
@@ -158,40 +163,19 @@ fn short() -> Vec<Shape> {
         window_left: Some(128),
         ..ScoreMods::default()
     };
-    vec![
+    let mut v = vec![
         packed("f16", 8, 8, 64),
         packed("bf16", 32, 8, 128),
         // B2 H8: no more CTAs than SMs on an H100 or H200; B4 H16: more.
         seed_size(2, 8, true, window.clone()),
         seed_size(4, 16, true, window),
-        seed_size(
-            4,
-            16,
-            false,
-            ScoreMods {
-                sinks: true,
-                ..ScoreMods::default()
-            },
-        ),
-        seed_size(
-            4,
-            16,
-            false,
-            ScoreMods {
-                softcap: Some(30),
-                ..ScoreMods::default()
-            },
-        ),
-        seed_size(
-            4,
-            16,
-            false,
-            ScoreMods {
-                alibi: true,
-                ..ScoreMods::default()
-            },
-        ),
-    ]
+    ];
+    v.extend(
+        modifiers()
+            .into_iter()
+            .map(|mods| seed_size(4, 16, false, mods)),
+    );
+    v
 }
 
 /// bf16 self-attention, 16 heads, head dims 64 then 128, at each of `lengths` with the batch
