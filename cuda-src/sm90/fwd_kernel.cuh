@@ -128,7 +128,8 @@ __device__ __forceinline__ void compute_tile(const FlashAttnFwdParams &p, const 
 
 // Q, K and V by cp.async: tensors no tensor map describes (fwd_feeds.cuh).
 template <typename Traits, Variant kVariant>
-__global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd_kernel(const FlashAttnFwdParams p) {
+__global__ void __launch_bounds__(Traits::kThreads, Traits::min_blocks_per_sm(kVariant))
+    fwd_kernel(const FlashAttnFwdParams p) {
     compute_tile<Traits, kVariant, CpAsyncFeed>(p, p);
 }
 
@@ -138,7 +139,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
 // the long shapes' 64-row and 128-row tiles 10-37%, latency-bound one-wave launches within 1%.
 // kOByTma: O by TMA stores (fwd_feeds.cuh, TmaFeed).
 template <typename Traits, Variant kVariant, bool kOByTma>
-__global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM)
+__global__ void __launch_bounds__(Traits::kThreads, Traits::min_blocks_per_sm(kVariant))
     fwd_tma_kernel(const __grid_constant__ FwdTmaArgs args) {
     // The maps are kernel parameters, written by no kernel: fetched before the wait for the grid
     // ahead, not on the first copy's path.

@@ -53,6 +53,19 @@ struct FwdTraits {
     static constexpr int kTmaSmemLaunchBytes = kSmemLaunchBytes + 2 * kStages * 8;
     static_assert(kQBytes % 1024 == 0 && kTileBytes % 1024 == 0, "tiles keep 1024-byte alignment");
     static_assert(kTmaSmemLaunchBytes <= 227 * 1024, "tile does not fit in shared memory");
+
+    // Whether an SM's 228 KiB of shared memory holds two CTAs (each also reserves 1 KiB).
+    static constexpr bool kTwoCtasFit = 2 * (kTmaSmemLaunchBytes + 1024) <= 228 * 1024;
+    // The launch bound of one variant's kernels. ptxas spends whatever register budget the bound
+    // leaves: under kMinBlocksPerSM's one-CTA budget, the f16 score-modifier kernel of the
+    // two-warpgroup head-dim-64 128-key tile took 253-255 registers for the precise softcap tanh
+    // (common/mask.cuh), and launches with more CTAs than SMs ran one CTA per SM where bf16's ran
+    // two; under a two-CTA budget the same kernel fits 128 registers without spills. The dense and
+    // general kernels stay as they are: with the O store (the launches above the SM count) they
+    // fit 128 registers unasked, and a bound would change their schedules.
+    static constexpr int min_blocks_per_sm(Variant v) {
+        return v == Variant::kScoreMod && kWarpgroups_ > 1 && kTwoCtasFit ? 2 : kMinBlocksPerSM;
+    }
 };
 
 // Defined in fwd_kernel.cuh, instantiated by the generated per-(dtype, head dim) sm_90a files: the
