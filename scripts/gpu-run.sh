@@ -177,7 +177,7 @@ for step in $steps; do
     tune)
       # TUNE_SHAPES: shape keys (comma-separated; they contain spaces, which TUNE_ARGS would split).
       "$bin/flashattn-bench" tune ${TUNE_ARGS:---suite seed,long} "${tune_shapes[@]}" --out "$out/dispatch.tsv" > "$out/tune.log" 2>&1
-      note "tune: rc=$?"; cp "$out/dispatch.tsv" "$final/" 2>/dev/null; grep -v '^#' "$out/dispatch.tsv" | cut -f2-10 | tee -a "$summary" ;;
+      note "tune: rc=$?"; cp "$out/dispatch.tsv" "$final/" 2>/dev/null; grep -v "^#" "$out/dispatch.tsv" | cut -f2- | tee -a "$summary" ;;
     tuned-ab)
       # The table the tune step just wrote against the dispatcher (embedded tables, then the rule),
       # same run, AB_REPS times, on the tuned suites and shapes: which rows are worth keeping.

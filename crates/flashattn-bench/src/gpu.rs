@@ -623,14 +623,56 @@ pub fn dtype_of(shape: &Shape) -> DType {
     }
 }
 
-/// Compiled configurations that can run `shape` on `device`.
+/// Compiled configurations that can run `shape` on `device`: a softcap or ALiBi call only those
+/// compiled with score modifiers (any other is `Error::FeatureNotCompiled`, not a candidate).
 pub fn configs_for(shape: &Shape, device: &flashattn::DeviceFacts) -> Vec<&'static KernelConfig> {
     if shape.decode {
         return Vec::new(); // one decode kernel: no configurations to choose from
     }
     let dtype = dtype_of(shape);
+    let score_mods = shape.mods.softcap.is_some() || shape.mods.alibi;
     flashattn::kernel_configs()
         .iter()
         .filter(|c| c.dtype == dtype && c.head_dim == shape.head_dim && device.can_run(c))
+        .filter(|c| c.score_mods || !score_mods)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn score_modifier_calls_are_offered_only_score_modifier_configs() {
+        let h100 = flashattn::DeviceFacts::new("H100", 132, 90, 227 * 1024);
+        let plain = Shape::self_attention("f16", 4, 16, 512, 64, false);
+        let all = configs_for(&plain, &h100);
+        assert!(
+            all.iter().any(|c| !c.score_mods),
+            "plain calls take every configuration"
+        );
+        for mods in [
+            ScoreMods {
+                softcap: Some(30),
+                ..ScoreMods::default()
+            },
+            ScoreMods {
+                alibi: true,
+                ..ScoreMods::default()
+            },
+        ] {
+            let some = configs_for(&plain.clone().with_mods(mods), &h100);
+            assert!(!some.is_empty() && some.len() < all.len());
+            assert!(some.iter().all(|c| c.score_mods));
+        }
+        // Sinks and windows run on every configuration.
+        let sinks = ScoreMods {
+            sinks: true,
+            ..ScoreMods::default()
+        };
+        assert_eq!(
+            configs_for(&plain.clone().with_mods(sinks), &h100).len(),
+            all.len()
+        );
+    }
 }

@@ -3,11 +3,19 @@
 //!
 //! A table is tab-separated text, one measured shape per line (`#` starts a comment), each line
 //! a [`DispatchRow`]:
-//! `gpu  dtype  head_dim  causal  batch  heads  seqlen_q  seqlen_k  config  p50_ms`.
+//! `gpu  dtype  head_dim  causal  batch  heads  seqlen_q  seqlen_k  config  p50_ms  [modifier]`.
 //! A call uses the entry of its GPU model, dtype, head dim and mask whose (seqlen_q, seqlen_k,
 //! batch x heads) is nearest on a log2 scale, if that is within a factor of 4 overall and its
 //! configuration can run on the device (built for it, fits its shared memory); otherwise the
 //! built-in rule decides.
+//!
+//! Rows measured with a score modifier (the optional last field, `softcap` or `alibi`) serve
+//! only calls with that modifier, and those calls look for their own rows first: at head dim
+//! 64, f16's softcap tanh triples the exponentials a score needs, so the fastest tile of a
+//! softcap call need not be the plain call's (on the lent H200, bf16 B2 H8 S8192 D256 softcap
+//! ran 5% faster on the 80-key warp-specialized tile than on the plain call's 64-key one). A
+//! modifier call with no row of its own near enough uses the plain rows, where the caller
+//! keeps only configurations compiled with score modifiers.
 //!
 //! `FLASHATTN_DISPATCH=/path/table.tsv` adds a table read once at first use (for example one
 //! `flashattn-bench tune` just wrote); its entries are consulted before the embedded ones, so
@@ -36,6 +44,35 @@ const TABLES: &[&str] = &[
     include_str!("../dispatch/nvidia-h200.tsv"),
 ];
 
+/// The score modifier a dispatch row was measured with. A call with both softcap and ALiBi
+/// counts as softcap, the costlier of the two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowModifier {
+    /// `logits = cap * tanh(scale * q.k / cap)`.
+    Softcap,
+    /// The ALiBi bias.
+    Alibi,
+}
+
+impl RowModifier {
+    /// The modifier of a call with softcap set or not, that does or does not need a
+    /// score-modifier kernel (softcap or ALiBi slopes).
+    pub fn of_call(softcap: bool, score_mods: bool) -> Option<RowModifier> {
+        match (softcap, score_mods) {
+            (true, _) => Some(RowModifier::Softcap),
+            (false, true) => Some(RowModifier::Alibi),
+            (false, false) => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            RowModifier::Softcap => "softcap",
+            RowModifier::Alibi => "alibi",
+        }
+    }
+}
+
 /// One line of a dispatch table: the configuration the tuner measured fastest for a shape.
 /// The tuner writes rows with `Display`, the launch layer reads them with `FromStr`.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,12 +97,14 @@ pub struct DispatchRow {
     pub config: String,
     /// Its median time (milliseconds), for the reader's information.
     pub p50_ms: f64,
+    /// The score modifier of the measured call (`None`: a plain call; the field is then left
+    /// out of the line).
+    pub modifier: Option<RowModifier>,
 }
 
 impl DispatchRow {
     /// The header line a table starts with (a comment).
-    pub const HEADER: &'static str =
-        "# gpu\tdtype\thead_dim\tcausal\tbatch\theads\tseqlen_q\tseqlen_k\tconfig\tp50_ms";
+    pub const HEADER: &'static str = "# gpu\tdtype\thead_dim\tcausal\tbatch\theads\tseqlen_q\tseqlen_k\tconfig\tp50_ms\t[modifier]";
 }
 
 impl fmt::Display for DispatchRow {
@@ -83,7 +122,11 @@ impl fmt::Display for DispatchRow {
             self.seqlen_k,
             self.config,
             self.p50_ms
-        )
+        )?;
+        match self.modifier {
+            Some(m) => write!(f, "\t{}", m.name()),
+            None => Ok(()),
+        }
     }
 }
 
@@ -93,8 +136,11 @@ impl FromStr for DispatchRow {
     /// Parse one table line; the error says which field is wrong.
     fn from_str(line: &str) -> std::result::Result<Self, String> {
         let f: Vec<&str> = line.split('\t').map(str::trim).collect();
-        if f.len() != 10 {
-            return Err(format!("{} tab-separated fields, expected 10", f.len()));
+        if f.len() != 10 && f.len() != 11 {
+            return Err(format!(
+                "{} tab-separated fields, expected 10 (11 with a modifier)",
+                f.len()
+            ));
         }
         fn field<T: FromStr>(f: &[&str], i: usize, name: &str) -> std::result::Result<T, String> {
             f[i].parse()
@@ -104,6 +150,12 @@ impl FromStr for DispatchRow {
             "f16" => DType::F16,
             "bf16" => DType::BF16,
             other => return Err(format!("dtype `{other}` is not f16 or bf16")),
+        };
+        let modifier = match f.get(10) {
+            None => None,
+            Some(&"softcap") => Some(RowModifier::Softcap),
+            Some(&"alibi") => Some(RowModifier::Alibi),
+            Some(other) => return Err(format!("modifier `{other}` is not softcap or alibi")),
         };
         Ok(DispatchRow {
             gpu: f[0].to_string(),
@@ -116,6 +168,7 @@ impl FromStr for DispatchRow {
             seqlen_k: field(&f, 7, "seqlen_k")?,
             config: f[8].to_string(),
             p50_ms: field(&f, 9, "p50_ms")?,
+            modifier,
         })
     }
 }
@@ -177,42 +230,65 @@ fn embedded_table() -> &'static [DispatchRow] {
 
 /// The tuned configuration for this call on `device`, if a close enough entry exists and its
 /// configuration is compiled and can run there; an error if the user's table is unusable.
+/// `modifier`: the call's ([`RowModifier::of_call`]); its own rows first, then the plain ones.
 pub(crate) fn tuned(
     device: &DeviceFacts,
     p: &AttentionParams,
     dtype: DType,
+    modifier: Option<RowModifier>,
 ) -> Result<Option<&'static KernelConfig>> {
     let user = user_table().as_ref().map_err(|detail| Error::Environment {
         variable: DISPATCH_VARIABLE,
         detail: detail.clone(),
     })?;
-    let l2 = |a: f64, b: f64| (a / b).log2().abs();
-    let bh = (p.batch * p.heads_q) as f64;
-    let nearest = |rows: &'static [DispatchRow]| {
-        rows.iter()
-            .filter(|r| {
-                r.gpu == device.name
-                    && r.dtype == dtype
-                    && r.head_dim == p.head_dim
-                    && r.causal == p.causal
-            })
-            .map(|r| {
-                (
-                    l2(p.seqlen_q as f64, r.seqlen_q as f64)
-                        + l2(p.seqlen_k as f64, r.seqlen_k as f64)
-                        + l2(bh, (r.batch * r.heads) as f64),
-                    r,
-                )
-            })
-            .filter(|(d, _)| *d <= 2.0)
-            .min_by(|a, b| a.0.total_cmp(&b.0))
-            .and_then(|(_, r)| {
-                kernel_configs()
-                    .iter()
-                    .find(|c| c.name == r.config && c.dtype == dtype && device.can_run(c))
+    let config_of = |r: &DispatchRow| {
+        kernel_configs()
+            .iter()
+            .find(|c| c.name == r.config && c.dtype == dtype && device.can_run(c))
+    };
+    let in_tables = |modifier| {
+        nearest_row(user, &device.name, p, dtype, modifier)
+            .and_then(config_of)
+            .or_else(|| {
+                nearest_row(embedded_table(), &device.name, p, dtype, modifier).and_then(config_of)
             })
     };
-    Ok(nearest(user).or_else(|| nearest(embedded_table())))
+    Ok(modifier
+        .and_then(|m| in_tables(Some(m)))
+        .or_else(|| in_tables(None)))
+}
+
+/// The row of `rows` for this GPU model, dtype, head dim, mask and modifier whose (seqlen_q,
+/// seqlen_k, batch x heads) is nearest the call's on a log2 scale, if within a factor of 4
+/// overall.
+fn nearest_row<'a>(
+    rows: &'a [DispatchRow],
+    gpu: &str,
+    p: &AttentionParams,
+    dtype: DType,
+    modifier: Option<RowModifier>,
+) -> Option<&'a DispatchRow> {
+    let l2 = |a: f64, b: f64| (a / b).log2().abs();
+    let bh = (p.batch * p.heads_q) as f64;
+    rows.iter()
+        .filter(|r| {
+            r.gpu == gpu
+                && r.dtype == dtype
+                && r.head_dim == p.head_dim
+                && r.causal == p.causal
+                && r.modifier == modifier
+        })
+        .map(|r| {
+            (
+                l2(p.seqlen_q as f64, r.seqlen_q as f64)
+                    + l2(p.seqlen_k as f64, r.seqlen_k as f64)
+                    + l2(bh, (r.batch * r.heads) as f64),
+                r,
+            )
+        })
+        .filter(|(d, _)| *d <= 2.0)
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, r)| r)
 }
 
 #[cfg(test)]
@@ -249,11 +325,67 @@ mod tests {
         let line = "GPU X\tbf16\t128\tfalse\t2\t16\t8192\t8192\tsm80_bf16_d128_m64n64w4s2\t1.25000";
         let row: DispatchRow = line.parse().unwrap();
         assert_eq!(row.batch * row.heads, 32);
+        assert_eq!(row.modifier, None);
         assert_eq!(row.to_string(), line);
+        for (name, modifier) in [
+            ("softcap", RowModifier::Softcap),
+            ("alibi", RowModifier::Alibi),
+        ] {
+            let with = format!("{line}\t{name}");
+            let row: DispatchRow = with.parse().unwrap();
+            assert_eq!(row.modifier, Some(modifier));
+            assert_eq!(row.to_string(), with);
+        }
+        let err = format!("{line}\tsinks").parse::<DispatchRow>().unwrap_err();
+        assert!(err.contains("modifier `sinks`"), "{err}");
         assert!("too\tshort".parse::<DispatchRow>().is_err());
         let bad = line.replace("\t16\t", "\tsixteen\t");
         let err = bad.parse::<DispatchRow>().unwrap_err();
         assert!(err.contains("heads `sixteen`"), "{err}");
+    }
+
+    #[test]
+    fn modifier_rows_serve_only_calls_with_that_modifier() {
+        let row = |config: &str, seqlen: usize, modifier| DispatchRow {
+            gpu: "GPU X".into(),
+            dtype: DType::BF16,
+            head_dim: 256,
+            causal: false,
+            batch: 2,
+            heads: 8,
+            seqlen_q: seqlen,
+            seqlen_k: seqlen,
+            config: config.into(),
+            p50_ms: 1.0,
+            modifier,
+        };
+        let rows = [
+            row("plain", 8192, None),
+            row("capped", 8192, Some(RowModifier::Softcap)),
+            // Nearer in length, but a plain call never takes a modifier's row.
+            row("capped-4k", 4096, Some(RowModifier::Softcap)),
+        ];
+        let pick = |seqlen, modifier| {
+            nearest_row(
+                &rows,
+                "GPU X",
+                &AttentionParams::new(2, seqlen, seqlen, 8, 256),
+                DType::BF16,
+                modifier,
+            )
+            .map(|r| r.config.as_str())
+        };
+        assert_eq!(pick(8192, None), Some("plain"));
+        assert_eq!(pick(4096, None), Some("plain"));
+        assert_eq!(pick(8192, Some(RowModifier::Softcap)), Some("capped"));
+        assert_eq!(pick(4096, Some(RowModifier::Softcap)), Some("capped-4k"));
+        // ALiBi has no row here: `tuned` then falls back to the plain rows.
+        assert_eq!(pick(8192, Some(RowModifier::Alibi)), None);
+        // Too far from every row (a factor of 16 in each length).
+        assert_eq!(pick(512, None), None);
+        assert_eq!(RowModifier::of_call(true, true), Some(RowModifier::Softcap));
+        assert_eq!(RowModifier::of_call(false, true), Some(RowModifier::Alibi));
+        assert_eq!(RowModifier::of_call(false, false), None);
     }
 
     #[test]

@@ -540,7 +540,8 @@ struct AutoChoiceKey {
     heads_q: usize,
     seqlen_q: usize,
     seqlen_k: usize,
-    score_mods: bool,
+    // Softcap and ALiBi calls may have tuned rows of their own (dispatch.rs).
+    modifier: Option<crate::dispatch::RowModifier>,
 }
 
 /// A thread's most recent automatic choices: the tuned-table search (a log2 distance to every
@@ -584,7 +585,7 @@ pub(crate) fn launch_config(
         heads_q: params.heads_q,
         seqlen_q: params.seqlen_q,
         seqlen_k: params.seqlen_k,
-        score_mods,
+        modifier: crate::dispatch::RowModifier::of_call(params.softcap.is_some(), score_mods),
     };
     if let Some(config) = remembered_auto_choice(&key) {
         return Ok(config);
@@ -635,6 +636,7 @@ pub fn choose_config_for(
     } else {
         "ALiBi"
     };
+    let modifier = crate::dispatch::RowModifier::of_call(params.softcap.is_some(), score_mods);
     let named = match &params.kernel {
         KernelChoice::Id(id) => Some(
             candidates(dtype, params.head_dim)
@@ -658,8 +660,8 @@ pub fn choose_config_for(
         }
         return Ok(config);
     }
-    if let Some(config) =
-        crate::dispatch::tuned(device, params, dtype)?.filter(|c| c.score_mods || !score_mods)
+    if let Some(config) = crate::dispatch::tuned(device, params, dtype, modifier)?
+        .filter(|c| c.score_mods || !score_mods)
     {
         return Ok(config);
     }

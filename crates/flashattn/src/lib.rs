@@ -46,7 +46,7 @@ pub use device::{
     DeviceFacts, SMEM_CAP_VARIABLE, built_archs, compute_capability, device_facts,
     driver_available, open_device, parse_smem_cap, require_supported_compute_capability,
 };
-pub use dispatch::{DISPATCH_VARIABLE, DispatchRow};
+pub use dispatch::{DISPATCH_VARIABLE, DispatchRow, RowModifier};
 pub use error::{Error, Result};
 pub use forward::{
     Feed, HeadVectors, LaunchInfo, Schedule, Tensor, TensorMut, choose_config, choose_config_for,

@@ -7,7 +7,7 @@ use std::process::Command;
 
 use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use flashattn::{DispatchRow, KernelChoice};
+use flashattn::{DispatchRow, KernelChoice, RowModifier};
 use flashattn_bench::gpu::{Gpu, Protocol, configs_for, dtype_of, params_of};
 use flashattn_bench::host::{HostProtocol, HostReport, host_costs};
 use flashattn_bench::output::Align::{Left, Right};
@@ -468,6 +468,10 @@ fn tune(args: &TuneArgs) -> i32 {
                 seqlen_k: s.seqlen_k,
                 config,
                 p50_ms,
+                modifier: RowModifier::of_call(
+                    s.mods.softcap.is_some(),
+                    s.mods.softcap.is_some() || s.mods.alibi,
+                ),
             };
             lines.push(row.to_string());
         }
