@@ -10,18 +10,20 @@
 //! built-in rule decides.
 //!
 //! Rows measured with a score modifier (the optional last field, `softcap` or `alibi`) serve
-//! only calls with that modifier, and those calls look for their own rows first: at head dim
-//! 64, f16's softcap tanh triples the exponentials a score needs, so the fastest tile of a
-//! softcap call need not be the plain call's (on the lent H200, bf16 B2 H8 S8192 D256 softcap
-//! ran 5% faster on the 80-key warp-specialized tile than on the plain call's 64-key one). A
-//! modifier call with no row of its own near enough uses the plain rows, where the caller
-//! keeps only configurations compiled with score modifiers.
+//! only calls with that modifier, and those calls look for their own rows first: a modifier
+//! changes the work per score (softcap a tanh, ALiBi a bias), so its fastest tile need not be
+//! the plain call's, nor the other modifier's. On the lent H200, bf16 B2 H8 S8192 D256 softcap
+//! ran 6% faster on the 80-key warp-specialized tile than on the plain call's 64-key one, and
+//! bf16 B8 H16 S2048 D128 ALiBi 1.6% faster on the 128-row tile, where softcap kept the plain
+//! call's. A modifier call with no row of its own near enough uses the plain rows, where the
+//! caller keeps only configurations compiled with score modifiers.
 //!
 //! `FLASHATTN_DISPATCH=/path/table.tsv` adds a table read once at first use (for example one
 //! `flashattn-bench tune` just wrote); its entries are consulted before the embedded ones, so
 //! a fresh tuning run takes effect without a rebuild. Because the user asked for that table, a
 //! file that cannot be read, a malformed line, or a row naming a configuration this build does
-//! not have (or one of another dtype or head dim than the row's) is an error
+//! not have (or one of another dtype or head dim than the row's, or, in a modifier row, one
+//! without a score-modifier kernel) is an error
 //! ([`crate::Error::Environment`]) on every call that would consult it, never silently ignored.
 //! The embedded tables are lenient instead: a trimmed build (`FLASHATTN_HEAD_DIMS`, an arch list
 //! without `90a`) skips the rows it has no kernels for.
@@ -196,6 +198,11 @@ fn parse_strict(text: &str) -> std::result::Result<Vec<DispatchRow>, String> {
                     "line {n}: {} is a {} d{} configuration, the row is for {} d{}",
                     row.config, c.dtype, c.head_dim, row.dtype, row.head_dim
                 )),
+                Some(c) if row.modifier.is_some() && !c.score_mods => Err(format!(
+                    "line {n}: {} has no score-modifier kernel, the row is for {} calls",
+                    row.config,
+                    row.modifier.map_or("", RowModifier::name)
+                )),
                 Some(_) => Ok(row),
             }
         })
@@ -310,9 +317,15 @@ mod tests {
                     .iter()
                     .any(|c| c.name.split('_').next() == Some(kernel));
                 if kernel_built && crate::compiled_head_dims(row.dtype).contains(&row.head_dim) {
+                    let config = kernel_configs().iter().find(|c| c.name == row.config);
                     assert!(
-                        kernel_configs().iter().any(|c| c.name == row.config),
+                        config.is_some(),
                         "{} is not a compiled configuration",
+                        row.config
+                    );
+                    assert!(
+                        row.modifier.is_none() || config.is_some_and(|c| c.score_mods),
+                        "line {n}: {} has no score-modifier kernel",
                         row.config
                     );
                 }
@@ -409,6 +422,15 @@ mod tests {
         // A malformed line.
         let err = parse_strict("GPU X\tf16\t64").unwrap_err();
         assert!(err.contains("line 1"), "{err}");
+        // A modifier row naming a configuration without a score-modifier kernel.
+        if let Some(plain) = kernel_configs().iter().find(|c| !c.score_mods) {
+            let line = format!(
+                "GPU X\t{}\t{}\tfalse\t1\t8\t512\t512\t{}\t0.01\tsoftcap",
+                plain.dtype, plain.head_dim, plain.name
+            );
+            let err = parse_strict(&line).unwrap_err();
+            assert!(err.contains("no score-modifier kernel"), "{err}");
+        }
         // A good one.
         let good = format!(
             "{}\nGPU X\t{}\t{}\ttrue\t1\t8\t512\t512\t{}\t0.01\n",
