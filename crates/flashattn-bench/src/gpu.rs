@@ -630,11 +630,10 @@ pub fn configs_for(shape: &Shape, device: &flashattn::DeviceFacts) -> Vec<&'stat
         return Vec::new(); // one decode kernel: no configurations to choose from
     }
     let dtype = dtype_of(shape);
-    let score_mods = shape.mods.softcap.is_some() || shape.mods.alibi;
     flashattn::kernel_configs()
         .iter()
         .filter(|c| c.dtype == dtype && c.head_dim == shape.head_dim && device.can_run(c))
-        .filter(|c| c.score_mods || !score_mods)
+        .filter(|c| c.score_mods || !shape.mods.needs_score_mods())
         .collect()
 }
 
@@ -651,28 +650,20 @@ mod tests {
             all.iter().any(|c| !c.score_mods),
             "plain calls take every configuration"
         );
-        for mods in [
-            ScoreMods {
-                softcap: Some(30),
-                ..ScoreMods::default()
-            },
-            ScoreMods {
-                alibi: true,
-                ..ScoreMods::default()
-            },
-        ] {
+        // The suites' modifiers: softcap and ALiBi need a score-modifier kernel, sinks run on
+        // every configuration.
+        let mut with_kernel = 0;
+        for mods in crate::suites::modifiers() {
+            let needs_kernel = mods.needs_score_mods();
             let some = configs_for(&plain.clone().with_mods(mods), &h100);
-            assert!(!some.is_empty() && some.len() < all.len());
-            assert!(some.iter().all(|c| c.score_mods));
+            if needs_kernel {
+                with_kernel += 1;
+                assert!(!some.is_empty() && some.len() < all.len());
+                assert!(some.iter().all(|c| c.score_mods));
+            } else {
+                assert_eq!(some.len(), all.len());
+            }
         }
-        // Sinks and windows run on every configuration.
-        let sinks = ScoreMods {
-            sinks: true,
-            ..ScoreMods::default()
-        };
-        assert_eq!(
-            configs_for(&plain.clone().with_mods(sinks), &h100).len(),
-            all.len()
-        );
+        assert_eq!(with_kernel, 2, "softcap and ALiBi");
     }
 }

@@ -170,6 +170,12 @@ impl ScoreMods {
         *self == ScoreMods::default()
     }
 
+    /// Whether the call needs a configuration's score-modifier kernel (softcap or ALiBi; windows
+    /// and sinks run on every configuration).
+    pub fn needs_score_mods(&self) -> bool {
+        self.softcap.is_some() || self.alibi
+    }
+
     /// The ALiBi slope of head `h` of `heads` (the geometric sequence of the
     /// ALiBi paper for a power-of-two head count).
     pub fn alibi_slope(h: usize, heads: usize) -> f32 {

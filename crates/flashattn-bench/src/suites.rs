@@ -85,7 +85,7 @@ fn long() -> Vec<Shape> {
 }
 
 /// The score modifiers the suites time, one at a time: softcap 30, ALiBi, sinks.
-fn modifiers() -> [ScoreMods; 3] {
+pub(crate) fn modifiers() -> [ScoreMods; 3] {
     [
         ScoreMods {
             softcap: Some(30),

@@ -468,10 +468,7 @@ fn tune(args: &TuneArgs) -> i32 {
                 seqlen_k: s.seqlen_k,
                 config,
                 p50_ms,
-                modifier: RowModifier::of_call(
-                    s.mods.softcap.is_some(),
-                    s.mods.softcap.is_some() || s.mods.alibi,
-                ),
+                modifier: RowModifier::of_call(s.mods.softcap.is_some(), s.mods.needs_score_mods()),
             };
             lines.push(row.to_string());
         }
