@@ -185,6 +185,12 @@ pub const SM90_TILES: &[HopperTile] = &[
     hopper_with_score_mods(hopper_tile(128, 64, 1, 2)),
     hopper_with_score_mods(hopper_tile(128, 64, 2, 2)),
     hopper_dense_on_general(hopper_with_score_mods(hopper_tile(128, 128, 2, 2))),
+    // Head dim 96 (Phi-3's) takes head dim 128's tiles: its rows are two swizzle atoms, the
+    // second half full, so shared memory is head dim 128's while Q.K^T takes six k16 steps and
+    // P.V one N = 96 wgmma (cuda-src/sm90/traits.cuh).
+    hopper_with_score_mods(hopper_tile(96, 64, 1, 2)),
+    hopper_with_score_mods(hopper_tile(96, 64, 2, 2)),
+    hopper_with_score_mods(hopper_tile(96, 128, 2, 2)),
     // Head dim 256: 128 O accumulators per thread leave room for 64 keys of S only (one CTA
     // per SM, no spills); P.V runs as two N = 128 halves.
     hopper_tile(256, 64, 1, 2),
@@ -203,7 +209,7 @@ pub struct WsTile {
     pub head_dim: u32,
     pub block_n: u32,
     /// Consumer warpgroups: 2, or 3 where S, P and O fit their 160 registers each (head dim 64
-    /// at 128 keys, 128 at 80).
+    /// at 128 keys, 96 and 128 at 80).
     pub consumers: u32,
     pub stages: u32,
 }
@@ -246,6 +252,10 @@ pub const SM90_WS_TILES: &[WsTile] = &[
     ws_tile(128, 128, 2, 3),
     ws_tile(128, 176, 2, 2),
     ws_tile(128, 80, 3, 4),
+    // Head dim 96: head dim 128's tiles (the same shared memory; 16 fewer O registers).
+    ws_tile(96, 128, 2, 3),
+    ws_tile(96, 176, 2, 2),
+    ws_tile(96, 80, 3, 4),
     ws_tile(256, 64, 2, 2),
     ws_tile(256, 80, 2, 2),
 ];

@@ -58,11 +58,13 @@ struct FwdTmaArgs {
 // the second offset. The thread's offsets are worked out once, where the copier is made, and a
 // copy in the key loop only adds its tile's base: worked out per copy, they made the one-warpgroup
 // tiles 2-3% slower at four CTAs an SM on the H200 (f16 B4 H16 S512, the 64-key tile: 2.3%;
-// docs/benchmarks/2026-11-29-h200-pv-across-turn.md).
+// docs/benchmarks/2026-11-29-h200-pv-across-turn.md). Chunk columns are counted over whole atoms:
+// at head dim 96 the threads of the second atom's last four columns (padding) copy nothing.
 template <typename Traits, int kRows>
 struct TileCopier {
     using Element = typename Traits::Element;
-    static constexpr int kCPR = Traits::kChunksPerRow;
+    static constexpr int kCPR = Traits::kAtoms * 8;
+    static constexpr bool kPaddedRows = Traits::kChunksPerRow < kCPR;
     static constexpr int kRowStep = Traits::kThreads / kCPR;
     static constexpr int kPasses = kRows / kRowStep;
     static constexpr bool kAlternating = kRowStep % 8 == 4;
@@ -84,6 +86,7 @@ struct TileCopier {
           g_step(kRowStep * row_stride) {}
 
     __device__ __forceinline__ void operator()(uint32_t tile, const Element *src, int valid_rows) const {
+        if (kPaddedRows && static_cast<int>(threadIdx.x % kCPR) >= Traits::kChunksPerRow) return;
         auto dst = [&](int k) { return tile + (k % 2 ? s_odd : s_even) + k * kRowStep * kAtomRowBytes; };
         const Element *g = src + g_offset;
         if (valid_rows >= kRows) {

@@ -73,10 +73,10 @@ __device__ __forceinline__ void compute_tile(const FlashAttnFwdParams &p, const 
             PFrag p_frag;
             wg.to_p(acc_s, wg.rescale(acc_s, p, (n_block_max - 1 - iter) * kBlockN), p_frag);
             feed.await_v(iter);
-            hold(wg.acc_o);
+            wg.hold_o();
             wg.issue_pv(p_frag, smem.v_tile(stage));
             wgmma_wait<0>();
-            hold(wg.acc_o);
+            wg.hold_o();
             hold(p_frag);
         }
     } else {
@@ -94,7 +94,7 @@ __device__ __forceinline__ void compute_tile(const FlashAttnFwdParams &p, const 
             const auto offsets = wg.rescale(cur, p, (n_block_max - 1 - iter) * kBlockN);
             // O is pinned here, ahead of the next Q.K^T: pinning it again inside that wgmma's
             // pipeline stage (before P.V) also triggers C7515.
-            hold(wg.acc_o);
+            wg.hold_o();
             if (has_next) {
                 feed.await_k(iter + 1);
                 feed.refill(iter + 2);  // into tile iter-1's buffer
@@ -105,7 +105,7 @@ __device__ __forceinline__ void compute_tile(const FlashAttnFwdParams &p, const 
             feed.await_v(iter);
             wg.issue_pv(p_frag, smem.v_tile(iter % kStages));
             wgmma_wait<0>();
-            hold(wg.acc_o);
+            wg.hold_o();
             hold(p_frag);
             hold(next);
         };

@@ -32,18 +32,22 @@ struct FwdTraits {
     static constexpr int kMinBlocksPerSM =
         kWarpgroups_ > 1 || kHeadDim_ > 128 ? 1 : (kStages_ == 3 && kBlockN_ == 128 ? 2 : 3);
 
-    static constexpr int kAtoms = kHeadDim / 64;        // 64-column swizzle atoms per row
-    static constexpr int kChunksPerRow = kHeadDim / 8;  // 16-byte chunks per row
+    // 64-column swizzle atoms per row. Head dim 96 takes two, the second half filled: its Q.K^T
+    // reads two k16 steps of it and its P.V one N = 96 wgmma, so no MMA touches the padding
+    // (wgmma.cuh), which costs shared memory only.
+    static constexpr int kAtoms = (kHeadDim + 63) / 64;
+    static constexpr int kChunksPerRow = kHeadDim / 8;  // 16-byte chunks per row holding data
     static constexpr int kQKSteps = kHeadDim / 16;      // k16 steps of Q.K^T
     static constexpr int kPVSteps = kBlockN / 16;       // k16 steps of P.V
 
-    static_assert(kHeadDim % 64 == 0, "wgmma tiles are built from 64-column (128-byte) swizzle atoms");
+    static_assert(kHeadDim == 64 || kHeadDim == 96 || kHeadDim == 128 || kHeadDim == 256,
+                  "wgmma tiles are built from 64-column (128-byte) swizzle atoms, the last one half full at 96");
     static_assert(kBlockN == 64 || kBlockN == 128, "S is one m64n64 or m64n128 wgmma per k16 step");
     static_assert(kWarpgroups >= 1 && kWarpgroups <= 3, "one to three warpgroups of 64 rows");
     static_assert(kStages == 2 || kStages == 3, "two buffers (plain schedule) or three (overlapped)");
 
-    static constexpr int kQBytes = kBlockM * kHeadDim * static_cast<int>(sizeof(Element));
-    static constexpr int kTileBytes = kBlockN * kHeadDim * static_cast<int>(sizeof(Element));
+    static constexpr int kQBytes = kBlockM * kAtoms * 64 * static_cast<int>(sizeof(Element));
+    static constexpr int kTileBytes = kBlockN * kAtoms * 64 * static_cast<int>(sizeof(Element));
     // Q tile (reused for O in the epilogue), then [stage] {K tile, V tile}; every tile is a
     // whole number of 1024-byte swizzle periods, so each starts 1024-aligned.
     static constexpr int kSmemBytes = kQBytes + kStages * 2 * kTileBytes;
@@ -109,20 +113,22 @@ struct WsTraits {
     static constexpr int kConsumerPool = (kLaunchRegs * kThreads - 128 * kProducerRegs) / (128 * kConsumers) / 8 * 8;
     static constexpr int kConsumerRegs = kConsumerPool < 240 ? kConsumerPool : 240;
 
-    static constexpr int kAtoms = kHeadDim / 64;
+    static constexpr int kAtoms = (kHeadDim + 63) / 64;  // as FwdTraits: head dim 96's second half full
     static constexpr int kChunksPerRow = kHeadDim / 8;
     static constexpr int kQKSteps = kHeadDim / 16;
     static constexpr int kPVSteps = kBlockN / 16;
 
-    static_assert(kHeadDim == 64 || kHeadDim == 128 || kHeadDim == 256, "the head dims with a fallback tile");
+    static_assert(kHeadDim == 64 || kHeadDim == 96 || kHeadDim == 128 || kHeadDim == 256,
+                  "the head dims with a fallback tile");
     static_assert(kBlockN == 64 || kBlockN == 80 || kBlockN == 128 || kBlockN == 176, "S is one m64nN wgmma per k16 step");
     static_assert(kStages >= 2 && kStages <= 4, "a ring of two to four K/V buffers");
     static_assert(kConsumers == 2 || (kConsumers == 3 && kHeadDim / 2 + kBlockN * 3 / 4 <= 128),
-                  "two consumers, or three where S, P and O fit 160 registers (head dim 64 at 128 keys, 128 at 80)");
+                  "two consumers, or three where S, P and O fit 160 registers (head dim 64 at 128 keys, 96 and "
+                  "128 at 80)");
     static_assert(kConsumers != 2 || kConsumerRegs == 240, "two consumers claim 240 registers");
 
-    static constexpr int kQBytes = kBlockM * kHeadDim * static_cast<int>(sizeof(Element));
-    static constexpr int kTileBytes = kBlockN * kHeadDim * static_cast<int>(sizeof(Element));
+    static constexpr int kQBytes = kBlockM * kAtoms * 64 * static_cast<int>(sizeof(Element));
+    static constexpr int kTileBytes = kBlockN * kAtoms * 64 * static_cast<int>(sizeof(Element));
     // A short tile split by keys (ws_consumer.cuh, split_short_tile) hands each consumer's partial softmax state
     // (per thread: its kHeadDim / 2 O accumulators, two row maxima, two row sums) to consumer 0
     // through the O tile, one state at a time, ordered by mbarriers: the first consumer's state
@@ -141,12 +147,12 @@ struct WsTraits {
     static constexpr int kSmemLaunchBytes = kSmemBytes + 1024;
     // The persistent kernel must not stage O in Q's buffer, which is the next tile's once this
     // tile's last Q.K^T has read it. Where a tile of its own fits, between the K/V ring and the
-    // barriers (head dim 64), O is staged there and leaves by TMA store; at head dim 128, where
-    // it does not, O goes from registers straight to global memory
+    // barriers (head dim 64), O is staged there and leaves by TMA store; at head dims 96 and 128,
+    // where it does not, O goes from registers straight to global memory
     // (WarpgroupTile::finish_to_global). Head dim 256's persistent walk is not compiled.
     static constexpr int kOBytes = kQBytes;
     static constexpr bool kSeparateO = kSmemLaunchBytes + kOBytes <= 227 * 1024;
-    static constexpr bool kOFromRegisters = !kSeparateO && kHeadDim == 128;
+    static constexpr bool kOFromRegisters = !kSeparateO && (kHeadDim == 96 || kHeadDim == 128);
     static constexpr bool kWalks = kSeparateO || kOFromRegisters;
     // The walk computes a short tile of at most 64 rows on every consumer, split by keys, with
     // its O tile as the merge's slot (ws_consumer.cuh, split_short_tile).

@@ -30,12 +30,26 @@ struct WarpgroupTile {
     static constexpr int kBlockN = Traits::kBlockN;
     static constexpr int kAtoms = Traits::kAtoms;
     static constexpr int kNTiles = kBlockN / 8;  // n8 column tiles of S
-    // 64-column atoms per P.V wgmma: up to head dim 128 one wgmma covers every column of O
-    // (N = head dim); wider heads take 128 columns at a time.
-    static constexpr int kPVAtoms = kAtoms > 2 ? 2 : kAtoms;
+    // O is acc_o[atom][n8 tile], the first kOTiles of its n8 tiles holding columns: head dim 96
+    // leaves the second atom's last four out, and every loop over O skips them (constant after
+    // unrolling, so ptxas allocates no registers for them).
+    static constexpr int kOTiles = Traits::kHeadDim / 8;
+    static __device__ __forceinline__ constexpr bool holds(int a, int nt) { return a * 8 + nt < kOTiles; }
+    // Columns of O per P.V wgmma: up to head dim 128 one wgmma covers every column (N = head
+    // dim); wider heads take 128 columns at a time.
+    static constexpr int kPVCols = Traits::kHeadDim < 128 ? Traits::kHeadDim : 128;
 
     using Scores = float[kNTiles][4];
     using PFrag = uint32_t[Traits::kPVSteps][4];
+
+    // hold (wgmma.cuh) for O's registers that hold columns.
+    __device__ __forceinline__ void hold_o() {
+#pragma unroll
+        for (int a = 0; a < kAtoms; ++a)
+#pragma unroll
+            for (int nt = 0; nt < 8; ++nt)
+                if (holds(a, nt)) hold(acc_o[a][nt]);
+    }
 
     // Where a row's exponentials are taken from, decided once per key tile.
     struct RowOffsets {
@@ -70,8 +84,9 @@ struct WarpgroupTile {
         for (int a = 0; a < kAtoms; ++a)
 #pragma unroll
             for (int nt = 0; nt < 8; ++nt)
+                if (holds(a, nt))
 #pragma unroll
-                for (int i = 0; i < 4; ++i) acc_o[a][nt][i] = 0.f;
+                    for (int i = 0; i < 4; ++i) acc_o[a][nt][i] = 0.f;
         row_max[0] = row_max[1] = -CUDART_INF_F;
         row_sum[0] = row_sum[1] = 0.f;
     }
@@ -132,10 +147,11 @@ struct WarpgroupTile {
 #pragma unroll
                 for (int a = 0; a < kAtoms; ++a)
 #pragma unroll
-                    for (int nt = 0; nt < 8; ++nt) {
-                        acc_o[a][nt][2 * r] *= offsets.alpha[r];
-                        acc_o[a][nt][2 * r + 1] *= offsets.alpha[r];
-                    }
+                    for (int nt = 0; nt < 8; ++nt)
+                        if (holds(a, nt)) {
+                            acc_o[a][nt][2 * r] *= offsets.alpha[r];
+                            acc_o[a][nt][2 * r + 1] *= offsets.alpha[r];
+                        }
             }
         }
     }
@@ -209,10 +225,11 @@ struct WarpgroupTile {
         hold(p_frag);
         wgmma_fence();
 #pragma unroll
-        for (int a = 0; a < kAtoms; a += kPVAtoms)
+        for (int c = 0; c < Traits::kHeadDim; c += kPVCols)
 #pragma unroll
             for (int kk = 0; kk < Traits::kPVSteps; ++kk) {
-                auto &o_cols = *reinterpret_cast<float(*)[kPVAtoms * 8][4]>(&acc_o[a]);
+                const int a = c / 64;
+                auto &o_cols = *reinterpret_cast<float(*)[kPVCols / 8][4]>(&acc_o[a]);
                 Wgmma<Element>::rs(o_cols, p_frag[kk], v_desc.at(a * kBlockN * kAtomRowBytes + kk * 16 * kAtomRowBytes));
             }
         wgmma_commit();
@@ -226,15 +243,16 @@ struct WarpgroupTile {
     // kSymmetric: the merge is symmetric to the bit (no contraction into FMAs), merging B into A
     // gives what merging A into B does, as a split tail's pieces need (they merge in whichever
     // order they finish); a merge in a fixed order lets the products contract into FMAs.
-    static constexpr int kStateFloats = kAtoms * 8 * 4 + 4;
+    static constexpr int kStateFloats = kOTiles * 4 + 4;
     template <typename Store>
     __device__ __forceinline__ void save_state(Store &&store) const {
 #pragma unroll
         for (int a = 0; a < kAtoms; ++a)
 #pragma unroll
             for (int nt = 0; nt < 8; ++nt)
+                if (holds(a, nt))
 #pragma unroll
-                for (int i = 0; i < 4; ++i) store((a * 8 + nt) * 4 + i, acc_o[a][nt][i]);
+                    for (int i = 0; i < 4; ++i) store((a * 8 + nt) * 4 + i, acc_o[a][nt][i]);
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
             store(kStateFloats - 4 + r, row_max[r]);
@@ -247,8 +265,9 @@ struct WarpgroupTile {
         for (int a = 0; a < kAtoms; ++a)
 #pragma unroll
             for (int nt = 0; nt < 8; ++nt)
+                if (holds(a, nt))
 #pragma unroll
-                for (int i = 0; i < 4; ++i) acc_o[a][nt][i] = load((a * 8 + nt) * 4 + i);
+                    for (int i = 0; i < 4; ++i) acc_o[a][nt][i] = load((a * 8 + nt) * 4 + i);
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
             row_max[r] = load(kStateFloats - 4 + r);
@@ -276,9 +295,11 @@ struct WarpgroupTile {
             for (int a = 0; a < kAtoms; ++a)
 #pragma unroll
                 for (int nt = 0; nt < 8; ++nt)
+                    if (holds(a, nt))
 #pragma unroll
-                    for (int i = 2 * r; i < 2 * r + 2; ++i)
-                        acc_o[a][nt][i] = mix(acc_o[a][nt][i], alpha_here, load((a * 8 + nt) * 4 + i), alpha_there);
+                        for (int i = 2 * r; i < 2 * r + 2; ++i)
+                            acc_o[a][nt][i] =
+                                mix(acc_o[a][nt][i], alpha_here, load((a * 8 + nt) * 4 + i), alpha_there);
         }
     }
 
@@ -301,6 +322,7 @@ struct WarpgroupTile {
             for (int a = 0; a < kAtoms; ++a)
 #pragma unroll
                 for (int nt = 0; nt < 8; ++nt) {
+                    if (!holds(a, nt)) continue;
                     const uint32_t packed = Pack::pack(acc_o[a][nt][2 * r] * inv, acc_o[a][nt][2 * r + 1] * inv);
                     asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(o_tile + sw128_offset(kBlockM, local_row, a * 8 + nt) +
                                                                     4 * t),
@@ -337,6 +359,7 @@ struct WarpgroupTile {
             for (int a = 0; a < kAtoms; ++a)
 #pragma unroll
                 for (int run = 0; run < 2; ++run) {
+                    if (!holds(a, run * 4)) continue;
                     uint32_t w[4];
 #pragma unroll
                     for (int j = 0; j < 4; ++j)

@@ -86,6 +86,7 @@ __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.
     FLASHATTN_D_TILE(d, 0), FLASHATTN_D_TILE(d, 1), FLASHATTN_D_TILE(d, 2), FLASHATTN_D_TILE(d, 3), \
         FLASHATTN_D_TILE(d, 4), FLASHATTN_D_TILE(d, 5), FLASHATTN_D_TILE(d, 6), FLASHATTN_D_TILE(d, 7)
 #define FLASHATTN_D80(d) FLASHATTN_D64(d), FLASHATTN_D_TILE(d, 8), FLASHATTN_D_TILE(d, 9)
+#define FLASHATTN_D96(d) FLASHATTN_D80(d), FLASHATTN_D_TILE(d, 10), FLASHATTN_D_TILE(d, 11)
 #define FLASHATTN_D128(d)                                                                              \
     FLASHATTN_D64(d), FLASHATTN_D_TILE(d, 8), FLASHATTN_D_TILE(d, 9), FLASHATTN_D_TILE(d, 10),         \
         FLASHATTN_D_TILE(d, 11), FLASHATTN_D_TILE(d, 12), FLASHATTN_D_TILE(d, 13), FLASHATTN_D_TILE(d, 14), \
@@ -100,6 +101,10 @@ __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.
     "{" "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
     "%32, %33, %34, %35, %36, %37, %38, %39" "}"
+#define FLASHATTN_D96_REGS \
+    "{" "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47" "}"
 #define FLASHATTN_D176_REGS \
     "{" \
     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
@@ -120,10 +125,11 @@ __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.
 //   stayed live across loop trips had its registers handed to other values by ptxas inside
 //   the loop.
 // - rs: D[64 x N] += A[64 x 16] . B[16 x N] with A from registers and B MN-major (stored K
-//   rows of N, like V in O += P V); N = 64 or 128, from the size of D. One N = 128 wgmma
+//   rows of N, like V in O += P V); N = 64, 96 or 128, from the size of D. One N = 128 wgmma
 //   replaces two N = 64 halves for head dim 128: half the MMA instructions for the same work,
 //   which frees issue slots for the softmax (the B descriptor's leading offset steps from one
-//   64-column atom of V to the next).
+//   64-column atom of V to the next). Head dim 96 reads its second atom's first 32 columns
+//   only: the hardware addresses each 8-column core matrix through the swizzle on its own.
 // Warp w of the warpgroup owns rows 16w..16w+15; per warp, A and D have exactly the register
 // layout of mma.sync m16n8k16 (A) and of N / 8 m16n8 C fragments side by side (D[n8 tile][4]),
 // so the S accumulator packs into P's A operand with no data movement.
@@ -172,6 +178,13 @@ struct Wgmma;
                          : FLASHATTN_D64(d)                                                                     \
                          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "r"(1));                   \
         }                                                                                                       \
+        __device__ __forceinline__ static void rs(float (&d)[12][4], const uint32_t (&a)[4], uint64_t b_desc) {\
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %53, 0;\n"                                          \
+                         "wgmma.mma_async.sync.aligned.m64n96k16.f32." PTX_TYPE "." PTX_TYPE " "                 \
+                         FLASHATTN_D96_REGS ", {%48, %49, %50, %51}, %52, p, 1, 1, 1;\n}\n"                    \
+                         : FLASHATTN_D96(d)                                                                     \
+                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "r"(1));                   \
+        }                                                                                                       \
         __device__ __forceinline__ static void rs(float (&d)[16][4], const uint32_t (&a)[4], uint64_t b_desc) {\
             asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                                          \
                          "wgmma.mma_async.sync.aligned.m64n128k16.f32." PTX_TYPE "." PTX_TYPE " "                \
@@ -187,10 +200,12 @@ FLASHATTN_WGMMA(__nv_bfloat16, "bf16")
 #undef FLASHATTN_D_TILE
 #undef FLASHATTN_D64
 #undef FLASHATTN_D80
+#undef FLASHATTN_D96
 #undef FLASHATTN_D128
 #undef FLASHATTN_D176
 #undef FLASHATTN_D64_REGS
 #undef FLASHATTN_D80_REGS
+#undef FLASHATTN_D96_REGS
 #undef FLASHATTN_D128_REGS
 #undef FLASHATTN_D176_REGS
 

@@ -354,7 +354,7 @@ struct WsConsumer {
                 wait_v(i);
                 wg.issue_pv(p_frag, smem.v_tile(stage_of(i)));
                 wgmma_wait<0>();
-                hold(wg.acc_o);
+                wg.hold_o();
             } else {
                 arrive_warp(smem.k_empty(stage_of(i)));
                 wait_v(i);
@@ -492,7 +492,7 @@ struct WsConsumer {
                 if (iter < kTimelineTurns) mark(t, kMarkTurn + iter);
                 wg.issue_qk(acc_s, smem.q_tile(t), smem.k_tile(stage_of(iter)));
                 wg.rescale_o(offsets);
-                hold(wg.acc_o);
+                wg.hold_o();
                 wait_v(iter - 1);
                 wg.issue_pv(p_frag, smem.v_tile(stage_of(iter - 1)));
                 turns.end(false);
@@ -503,7 +503,7 @@ struct WsConsumer {
                 offsets = wg.update_max(acc_s, p, tile.key0(iter));
                 if constexpr (kExpUnderPV) wg.exponentiate_in_place(acc_s, offsets);
                 wgmma_wait<0>();
-                hold(wg.acc_o);
+                wg.hold_o();
                 hold(p_frag);
                 arrive_warp(smem.v_empty(stage_of(iter - 1)));
                 if constexpr (kExpUnderPV)
@@ -517,14 +517,14 @@ struct WsConsumer {
             turns.begin();
             mark(t, kMarkLastTurn);
             wg.rescale_o(offsets);
-            hold(wg.acc_o);
+            wg.hold_o();
             wait_v(n_blocks - 1);
             wg.issue_pv(p_frag, smem.v_tile(stage_of(n_blocks - 1)));
             if constexpr (kAhead) {
                 // The next tile's first Q.K^T now, this tile's finish under it; each branch its own
                 // finish, so that every path into the next tile has issued.
                 auto finish_here = [&] {
-                    hold(wg.acc_o);
+                    wg.hold_o();
                     mark(t, kMarkLastPV);
                     arrive_warp(smem.v_empty(stage_of(n_blocks - 1)));
                     send_o(wg, work);
@@ -545,7 +545,7 @@ struct WsConsumer {
             }
             turns.end(true);
             wgmma_wait<0>();
-            hold(wg.acc_o);
+            wg.hold_o();
             mark(t, kMarkLastPV);
             if (kPersistent) arrive_warp(smem.v_empty(stage_of(n_blocks - 1)));  // the next tile's ring
             epilogue(wg, work);

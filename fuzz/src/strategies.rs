@@ -208,7 +208,7 @@ impl CaseSpace {
     /// through several tiles: the short-tile deals, the split of short tiles by keys, the causal
     /// fold, the K/V ring and O tile handed from tile to tile): up to 8 batches of up to 256
     /// query heads, sequences up to 1100, the default's 2e9 multiply-adds at most, at head dims
-    /// 64 and 128 (those with persistent kernels) on the warp-specialized configurations and
+    /// 64, 96 and 128 (those with persistent kernels) on the warp-specialized configurations and
     /// Auto. About 60% of the non-causal cases launch more than twice as many 128-row tiles as a
     /// 132-SM part has SMs (the default space: about 15%), and over a quarter of the causal ones
     /// do with every row seeing a key, at about 1.6 times the default's mean cost a case. What
@@ -217,7 +217,7 @@ impl CaseSpace {
     /// warp-specialized configurations (docs/benchmarks/2026-11-29-h200-schedules.md).
     pub fn walks() -> Self {
         CaseSpace {
-            head_dims: Some(vec![64, 128]),
+            head_dims: Some(vec![64, 96, 128]),
             configs: ConfigFilter::WarpSpecialized,
             max_seqlen: 1100,
             max_work: 2_000_000_000,
@@ -229,10 +229,10 @@ impl CaseSpace {
         }
     }
 
-    /// Launches whose head-dim-128 warp-specialized walks split their last tiles' keys across
-    /// the SMs (`SplitTail`, common/tile_work.cuh: non-causal, unwindowed, given a workspace,
-    /// more full query tiles than SMs, and enough keys for the host's model to expect a gain):
-    /// head dim 128 on the warp-specialized configurations (and Auto) only, every case non-causal
+    /// Launches whose head-dim-96 and -128 warp-specialized walks split their last tiles' keys
+    /// across the SMs (`SplitTail`, common/tile_work.cuh: non-causal, unwindowed, given a
+    /// workspace, more full query tiles than SMs, and enough keys for the host's model to expect
+    /// a gain): head dims 96 and 128 on the warp-specialized configurations (and Auto) only, every case non-causal
     /// with a workspace, 2,048-5,120 keys over query sequences of 192-1,100 rows (at least one
     /// full 192-row tile), up to 8 batches of up to 256 query heads, at most 2e10 multiply-adds
     /// (a few seconds of CPU reference a case; the budget leaves more full tiles than SMs up to
@@ -248,7 +248,7 @@ impl CaseSpace {
             max_heads_kv: 64,
             max_group: 8,
             max_heads_q: 256,
-            head_dims: Some(vec![128]),
+            head_dims: Some(vec![96, 128]),
             configs: ConfigFilter::WarpSpecialized,
             causal: 0.0,
             workspace: 1.0,
@@ -881,11 +881,11 @@ fn edges(case: &Case) -> Vec<(&'static str, bool)> {
             "non-causal, > 264 tiles of 128 rows (persistent ws)",
             !p.causal && tiles_128 > 264,
         ),
-        // The same at head dim 128 with at most 4096 keys: the persistent walk with O stored
-        // from registers (WsTraits::kWalkMaxKeys).
+        // The same at head dims 96 and 128 with at most 4096 keys: the persistent walk with O
+        // stored from registers (WsTraits::kWalkMaxKeys).
         (
-            "non-causal d128, > 132 tiles, <= 4096 keys (persistent ws walk)",
-            !p.causal && p.head_dim == 128 && p.seqlen_k <= 4096 && tiles_128 > 132,
+            "non-causal d96/d128, > 132 tiles, <= 4096 keys (persistent ws walk)",
+            !p.causal && matches!(p.head_dim, 96 | 128) && p.seqlen_k <= 4096 && tiles_128 > 132,
         ),
         // A causal launch without a window in which every row sees a key, with more 128-row
         // query tiles than two per SM: the warp-specialized tiles walk it in folds where the

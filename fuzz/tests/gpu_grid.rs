@@ -409,7 +409,7 @@ fn finish_ws_test(
 /// 132-SM part), once with 1000 keys a head (41 MB of K/V: the rotation), once more so with a
 /// last tile of 64 rows (the most a tile split by keys across the consumers holds: the
 /// persistent 192-row walk's) and once with 134 query tiles in one sequence; at the wider head
-/// dims once with 160 tiles (persistent at head dim 128, O stored from registers); plain, with
+/// dims once with 160 tiles (persistent at head dims 96 and 128, O stored from registers); plain, with
 /// LSE and a sink, and with softcap and ALiBi where the tile has score modifiers. With 203 keys
 /// (two key tiles) the split tile's third consumer has no key tile of its own. On a 132-SM Hopper
 /// part each launch must report a walk exactly where it has more tiles than SMs (`plain_walk`).
@@ -433,7 +433,8 @@ fn ws_short_last_tiles() {
             shapes.push((2, heads, heads, config.block_m + 64, 1000, 2));
             shapes.push((1, 4, 1, config.block_m * 133 + 8, 203, 1));
         } else {
-            // 160 tiles, 16 of them short: a persistent walk at head dim 128 (O from registers).
+            // 160 tiles, 16 of them short: a persistent walk at head dims 96 and 128 (O from
+            // registers).
             shapes.push((2, heads, heads / 4, config.block_m * 9 + 8, 203, 3));
         }
         for (j, (batch, heads_q, heads_kv, seqlen_q, seqlen_k, variants)) in
@@ -818,7 +819,7 @@ fn score_mods_choose_capable_configs() {
 }
 
 /// The split tail (cuda-src/common/tile_work.cuh, SplitTail): non-causal launches of the
-/// warp-specialized head-dim-128 tiles that walk, given a workspace, split their last full tiles'
+/// warp-specialized head-dim-96 and -128 tiles that walk, given a workspace, split their last full tiles'
 /// keys across the SMs and merge the parts through it. Every such configuration on a shape whose
 /// walk splits on a 132-SM part (picked on split_tail_deal's model: 140 or 150 full tiles over
 /// 4,096 keys, 6,000 on the 176-key tile, with a short last tile of 100 or 8 rows, GQA), plain
@@ -834,7 +835,7 @@ fn score_mods_choose_capable_configs() {
 fn ws_split_tails() {
     let stream = gpu_stream().expect("a CUDA GPU of compute capability >= 8.0");
     let (device, mut configs) = runnable_configs(&stream);
-    configs.retain(|c| c.warp_specialized() && c.head_dim == 128);
+    configs.retain(|c| c.warp_specialized() && matches!(c.head_dim, 96 | 128));
     if std::env::var("FLASHATTN_TEST_SMALL").is_ok_and(|v| v == "1") {
         configs.truncate(1);
     }

@@ -31,13 +31,16 @@
 //!   KV heads at D128), and seed-size calls (f16 S512 D64) with a causal 128-key window, softcap,
 //!   ALiBi and sinks. On Hopper these take the one-tile-per-CTA kernel's general and
 //!   score-modifier variants, which no other suite reaches under the dispatcher.
+//! * `d96` — head dim 96 (Phi-3's): bf16 32 heads at 4096 tokens (causal and not) and 1024, bf16
+//!   B8 H16 S2048 (the `long` suite's D128 shape at D96), and f16 B4 H16 S512 (the seed size),
+//!   causal and not.
 
 use crate::report::{ScoreMods, Shape};
 use serde::{Deserialize, Serialize};
 
 /// Names accepted by [`suite`], in the order `all` concatenates them.
-pub const SUITE_NAMES: [&str; 8] = [
-    "seed", "long", "sweep", "masks", "decode", "varlen", "causal", "short",
+pub const SUITE_NAMES: [&str; 9] = [
+    "seed", "long", "sweep", "masks", "decode", "varlen", "causal", "short", "d96",
 ];
 
 /// The `varlen` suite's sequence lengths: drawn once from 64..=4096 with Python's
@@ -178,6 +181,19 @@ fn short() -> Vec<Shape> {
     v
 }
 
+fn d96() -> Vec<Shape> {
+    let bf16 = |b, h, s, causal| Shape::self_attention("bf16", b, h, s, 96, causal);
+    let f16 = |causal| Shape::self_attention("f16", 4, 16, 512, 96, causal);
+    vec![
+        bf16(4, 32, 4096, false),
+        bf16(4, 32, 4096, true),
+        bf16(16, 32, 1024, false),
+        bf16(8, 16, 2048, false),
+        f16(false),
+        f16(true),
+    ]
+}
+
 /// bf16 self-attention, 16 heads, head dims 64 then 128, at each of `lengths` with the batch
 /// that keeps [`SWEEP_TOKENS`] tokens per call.
 fn constant_tokens(lengths: &[usize], causal: bool) -> Vec<Shape> {
@@ -226,6 +242,7 @@ fn named(name: &str) -> Option<Vec<Shape>> {
         "causal" => Some(causal()),
         "varlen" => Some(varlen()),
         "short" => Some(short()),
+        "d96" => Some(d96()),
         _ => None,
     }
 }
@@ -319,10 +336,12 @@ mod tests {
         assert_eq!(suite("short").unwrap().len(), 7);
         // Three D=128 shapes are in both `long` and `sweep`, one (S8192 D128 causal) in both
         // `long` and `causal`.
-        assert_eq!(suite("all").unwrap().len(), 145);
+        // Head dim 96: six shapes no other suite has.
+        assert_eq!(suite("d96").unwrap().len(), 6);
+        assert_eq!(suite("all").unwrap().len(), 151);
         assert!(suite("nope").is_none());
         let entries = suite_entries("all").unwrap();
-        assert_eq!(entries.len(), 145);
+        assert_eq!(entries.len(), 151);
         assert_eq!(entries.iter().filter(|e| e.suite == "sweep").count(), 9);
         assert_eq!(suite_entries("sweep").unwrap().len(), 12);
         // A shape shared by two named suites runs once, under the first.
