@@ -232,9 +232,9 @@ impl CaseSpace {
     /// Launches whose head-dim-96 and -128 warp-specialized walks split their last tiles' keys
     /// across the SMs (`SplitTail`, common/tile_work.cuh: non-causal, unwindowed, given a
     /// workspace, more full query tiles than SMs, and enough keys for the host's model to expect
-    /// a gain): head dims 96 and 128 on the warp-specialized configurations (and Auto) only, every case non-causal
-    /// with a workspace, 2,048-5,120 keys over query sequences of 192-1,100 rows (at least one
-    /// full 192-row tile), up to 8 batches of up to 256 query heads, at most 2e10 multiply-adds
+    /// a gain): head dims 96 and 128 on the warp-specialized configurations (and Auto) only,
+    /// every case non-causal with a workspace, 2,048-5,120 keys over query sequences of 192-1,100
+    /// rows (at least one full 192-row tile), up to 8 batches of up to 256 query heads, at most 2e10 multiply-adds
     /// (a few seconds of CPU reference a case; the budget leaves more full tiles than SMs up to
     /// about 5,000 keys). On an H200 about a quarter of its cases split (22 of 90 in calls IH and
     /// IJ, docs/benchmarks/2026-11-29-h200-schedules.md), most others walked whole tiles.

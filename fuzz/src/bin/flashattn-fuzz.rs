@@ -45,14 +45,14 @@ struct Args {
     #[arg(long, conflicts_with = "splits")]
     small: bool,
     /// The persistent-walk preset: many query tiles (batch <= 8, heads_q <= 256, Sq, Sk <=
-    /// 1100) at head dims 64 and 128 on the warp-specialized configurations, so that many
+    /// 1100) at head dims 64, 96 and 128 on the warp-specialized configurations, so that many
     /// non-causal cases, and causal ones where the fold pays, run those tiles persistently (the
     /// summary counts the schedules)
     #[arg(long, conflicts_with = "splits")]
     walks: bool,
-    /// The split-tail preset: head dim 128, non-causal, every case with a workspace, 2,048-5,120
-    /// keys over query sequences of 192-1,100 rows and up to 256 query heads, so that the
-    /// warp-specialized walks split their last tiles' keys across the SMs (the summary counts
+    /// The split-tail preset: head dims 96 and 128, non-causal, every case with a workspace,
+    /// 2,048-5,120 keys over query sequences of 192-1,100 rows and up to 256 query heads, so that
+    /// the warp-specialized walks split their last tiles' keys across the SMs (the summary counts
     /// the schedules that ran)
     #[arg(long)]
     splits: bool,
