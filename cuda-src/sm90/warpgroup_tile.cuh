@@ -35,6 +35,15 @@ struct WarpgroupTile {
     // unrolling, so ptxas allocates no registers for them).
     static constexpr int kOTiles = Traits::kHeadDim / 8;
     static __device__ __forceinline__ constexpr bool holds(int a, int nt) { return a * 8 + nt < kOTiles; }
+    // f(a, nt) for each n8 tile of O that holds columns, in register order.
+    template <typename Visit>
+    static __device__ __forceinline__ void for_each_o_tile(Visit &&f) {
+#pragma unroll
+        for (int a = 0; a < kAtoms; ++a)
+#pragma unroll
+            for (int nt = 0; nt < 8; ++nt)
+                if (holds(a, nt)) f(a, nt);
+    }
     // Columns of O per P.V wgmma: up to head dim 128 one wgmma covers every column (N = head
     // dim); wider heads take 128 columns at a time.
     static constexpr int kPVCols = Traits::kHeadDim < 128 ? Traits::kHeadDim : 128;
@@ -44,11 +53,7 @@ struct WarpgroupTile {
 
     // hold (wgmma.cuh) for O's registers that hold columns.
     __device__ __forceinline__ void hold_o() {
-#pragma unroll
-        for (int a = 0; a < kAtoms; ++a)
-#pragma unroll
-            for (int nt = 0; nt < 8; ++nt)
-                if (holds(a, nt)) hold(acc_o[a][nt]);
+        for_each_o_tile([&](int a, int nt) { hold(acc_o[a][nt]); });
     }
 
     // Where a row's exponentials are taken from, decided once per key tile.
@@ -80,13 +85,10 @@ struct WarpgroupTile {
           mask(p, work.keys, warp_row0 + lane / 4),
           mod(p, work.len, work.head, work.row_begin + warp_row0 + lane / 4),
           scale_log2(mod.exp_factor(p)) {
+        for_each_o_tile([&](int a, int nt) {
 #pragma unroll
-        for (int a = 0; a < kAtoms; ++a)
-#pragma unroll
-            for (int nt = 0; nt < 8; ++nt)
-                if (holds(a, nt))
-#pragma unroll
-                    for (int i = 0; i < 4; ++i) acc_o[a][nt][i] = 0.f;
+            for (int i = 0; i < 4; ++i) acc_o[a][nt][i] = 0.f;
+        });
         row_max[0] = row_max[1] = -CUDART_INF_F;
         row_sum[0] = row_sum[1] = 0.f;
     }
@@ -144,14 +146,10 @@ struct WarpgroupTile {
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
             if (__any_sync(0xffffffff, offsets.alpha[r] != 1.f)) {
-#pragma unroll
-                for (int a = 0; a < kAtoms; ++a)
-#pragma unroll
-                    for (int nt = 0; nt < 8; ++nt)
-                        if (holds(a, nt)) {
-                            acc_o[a][nt][2 * r] *= offsets.alpha[r];
-                            acc_o[a][nt][2 * r + 1] *= offsets.alpha[r];
-                        }
+                for_each_o_tile([&](int a, int nt) {
+                    acc_o[a][nt][2 * r] *= offsets.alpha[r];
+                    acc_o[a][nt][2 * r + 1] *= offsets.alpha[r];
+                });
             }
         }
     }
@@ -246,13 +244,10 @@ struct WarpgroupTile {
     static constexpr int kStateFloats = kOTiles * 4 + 4;
     template <typename Store>
     __device__ __forceinline__ void save_state(Store &&store) const {
+        for_each_o_tile([&](int a, int nt) {
 #pragma unroll
-        for (int a = 0; a < kAtoms; ++a)
-#pragma unroll
-            for (int nt = 0; nt < 8; ++nt)
-                if (holds(a, nt))
-#pragma unroll
-                    for (int i = 0; i < 4; ++i) store((a * 8 + nt) * 4 + i, acc_o[a][nt][i]);
+            for (int i = 0; i < 4; ++i) store((a * 8 + nt) * 4 + i, acc_o[a][nt][i]);
+        });
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
             store(kStateFloats - 4 + r, row_max[r]);
@@ -261,13 +256,10 @@ struct WarpgroupTile {
     }
     template <typename Load>
     __device__ __forceinline__ void load_state(Load &&load) {
+        for_each_o_tile([&](int a, int nt) {
 #pragma unroll
-        for (int a = 0; a < kAtoms; ++a)
-#pragma unroll
-            for (int nt = 0; nt < 8; ++nt)
-                if (holds(a, nt))
-#pragma unroll
-                    for (int i = 0; i < 4; ++i) acc_o[a][nt][i] = load((a * 8 + nt) * 4 + i);
+            for (int i = 0; i < 4; ++i) acc_o[a][nt][i] = load((a * 8 + nt) * 4 + i);
+        });
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
             row_max[r] = load(kStateFloats - 4 + r);
@@ -291,15 +283,11 @@ struct WarpgroupTile {
             const float alpha_there = sm80::exp2_from_offset(max_there, scale_log2, offset);
             row_max[r] = max;
             row_sum[r] = mix(row_sum[r], alpha_here, load(kStateFloats - 2 + r), alpha_there);
+            for_each_o_tile([&](int a, int nt) {
 #pragma unroll
-            for (int a = 0; a < kAtoms; ++a)
-#pragma unroll
-                for (int nt = 0; nt < 8; ++nt)
-                    if (holds(a, nt))
-#pragma unroll
-                        for (int i = 2 * r; i < 2 * r + 2; ++i)
-                            acc_o[a][nt][i] =
-                                mix(acc_o[a][nt][i], alpha_here, load((a * 8 + nt) * 4 + i), alpha_there);
+                for (int i = 2 * r; i < 2 * r + 2; ++i)
+                    acc_o[a][nt][i] = mix(acc_o[a][nt][i], alpha_here, load((a * 8 + nt) * 4 + i), alpha_there);
+            });
         }
     }
 
@@ -318,16 +306,12 @@ struct WarpgroupTile {
             const float inv = fin.inv;
             const int local_row = warp_row0 + g + r * 8;
             if (work.lse && t == 0 && local_row < work.rows_here) work.lse[local_row] = fin.lse();
-#pragma unroll
-            for (int a = 0; a < kAtoms; ++a)
-#pragma unroll
-                for (int nt = 0; nt < 8; ++nt) {
-                    if (!holds(a, nt)) continue;
-                    const uint32_t packed = Pack::pack(acc_o[a][nt][2 * r] * inv, acc_o[a][nt][2 * r + 1] * inv);
-                    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(o_tile + sw128_offset(kBlockM, local_row, a * 8 + nt) +
-                                                                    4 * t),
-                                 "r"(packed));
-                }
+            for_each_o_tile([&](int a, int nt) {
+                const uint32_t packed = Pack::pack(acc_o[a][nt][2 * r] * inv, acc_o[a][nt][2 * r + 1] * inv);
+                asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(o_tile + sw128_offset(kBlockM, local_row, a * 8 + nt) +
+                                                                4 * t),
+                             "r"(packed));
+            });
         }
     }
 
