@@ -821,11 +821,11 @@ mod tests {
     }
 
     #[test]
-    fn splits_preset_passes_a_workspace_to_non_causal_d128_cases() {
+    fn splits_preset_passes_a_workspace_to_non_causal_d96_and_d128_cases() {
         let space = parse(&["--splits"]).unwrap().space().unwrap();
         assert_eq!(
             (space.workspace, space.causal, space.head_dims),
-            (1.0, 0.0, Some(vec![128]))
+            (1.0, 0.0, Some(vec![96, 128]))
         );
         assert_eq!(
             (space.seqlen_q, space.seqlen_k),
