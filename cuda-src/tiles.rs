@@ -256,6 +256,7 @@ pub const SM90_WS_TILES: &[WsTile] = &[
     ws_tile(96, 128, 2, 3),
     ws_tile(96, 176, 2, 2),
     ws_tile(96, 80, 3, 4),
+    ws_tile(96, 96, 3, 3),
     ws_tile(256, 64, 2, 2),
     ws_tile(256, 80, 2, 2),
 ];

@@ -120,7 +120,8 @@ struct WsTraits {
 
     static_assert(kHeadDim == 64 || kHeadDim == 96 || kHeadDim == 128 || kHeadDim == 256,
                   "the head dims with a fallback tile");
-    static_assert(kBlockN == 64 || kBlockN == 80 || kBlockN == 128 || kBlockN == 176, "S is one m64nN wgmma per k16 step");
+    static_assert(kBlockN == 64 || kBlockN == 80 || kBlockN == 96 || kBlockN == 128 || kBlockN == 176,
+                  "S is one m64nN wgmma per k16 step");
     static_assert(kStages >= 2 && kStages <= 4, "a ring of two to four K/V buffers");
     static_assert(kConsumers == 2 || (kConsumers == 3 && kHeadDim / 2 + kBlockN * 3 / 4 <= 128),
                   "two consumers, or three where S, P and O fit 160 registers (head dim 64 at 128 keys, 96 and "

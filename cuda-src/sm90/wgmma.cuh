@@ -121,7 +121,7 @@ __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.
 
 // The two warpgroup MMAs of the kernel, fp32 accumulate, for one 16-bit element type:
 // - ss: D[64 x N] (+)= A[64 x 16] . B[16 x N] with both operands K-major in shared memory (Q and
-//   K for S = Q K^T); N = 64, 80, 128 or 176, from the size of D. Q is not a register operand: one that
+//   K for S = Q K^T); N = 64, 80, 96, 128 or 176, from the size of D. Q is not a register operand: one that
 //   stayed live across loop trips had its registers handed to other values by ptxas inside
 //   the loop.
 // - rs: D[64 x N] += A[64 x 16] . B[16 x N] with A from registers and B MN-major (stored K
@@ -153,6 +153,14 @@ struct Wgmma;
                          "wgmma.mma_async.sync.aligned.m64n80k16.f32." PTX_TYPE "." PTX_TYPE " "                 \
                          FLASHATTN_D80_REGS ", %40, %41, p, 1, 1, 0, 0;\n}\n"                                    \
                          : FLASHATTN_D80(d)                                                                     \
+                         : "l"(a_desc), "l"(b_desc), "r"(static_cast<int>(accumulate)));                        \
+        }                                                                                                       \
+        __device__ __forceinline__ static void ss(float (&d)[12][4], uint64_t a_desc, uint64_t b_desc,         \
+                                                  bool accumulate) {                                            \
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n"                                          \
+                         "wgmma.mma_async.sync.aligned.m64n96k16.f32." PTX_TYPE "." PTX_TYPE " "                 \
+                         FLASHATTN_D96_REGS ", %48, %49, p, 1, 1, 0, 0;\n}\n"                                    \
+                         : FLASHATTN_D96(d)                                                                     \
                          : "l"(a_desc), "l"(b_desc), "r"(static_cast<int>(accumulate)));                        \
         }                                                                                                       \
         __device__ __forceinline__ static void ss(float (&d)[16][4], uint64_t a_desc, uint64_t b_desc,         \
