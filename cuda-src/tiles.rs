@@ -209,7 +209,7 @@ pub struct WsTile {
     pub head_dim: u32,
     pub block_n: u32,
     /// Consumer warpgroups: 2, or 3 where S, P and O fit their 160 registers each (head dim 64
-    /// at 128 keys, 96 and 128 at 80).
+    /// at 128 keys, 96 at 96, 128 at 80).
     pub consumers: u32,
     pub stages: u32,
 }
@@ -252,7 +252,11 @@ pub const SM90_WS_TILES: &[WsTile] = &[
     ws_tile(128, 128, 2, 3),
     ws_tile(128, 176, 2, 2),
     ws_tile(128, 80, 3, 4),
-    // Head dim 96: head dim 128's tiles (the same shared memory; 16 fewer O registers).
+    // Head dim 96: head dim 128's tiles (the same shared memory; 16 fewer O registers), and a
+    // 192-row one 96 keys wide, which those 16 registers make room for in three consumers (S, P
+    // and O 120 of 160; three buffers fit beside the 192-row Q): against the 80-key tile on the
+    // lent H200 (docs/benchmarks/2026-11-30-h200-head-dim-96.md) 2.6-3.8% faster at S = 4096,
+    // plain and causal, 1.4-2% at 1024, 0.2-2.6% at 2048.
     ws_tile(96, 128, 2, 3),
     ws_tile(96, 176, 2, 2),
     ws_tile(96, 80, 3, 4),

@@ -124,8 +124,8 @@ struct WsTraits {
                   "S is one m64nN wgmma per k16 step");
     static_assert(kStages >= 2 && kStages <= 4, "a ring of two to four K/V buffers");
     static_assert(kConsumers == 2 || (kConsumers == 3 && kHeadDim / 2 + kBlockN * 3 / 4 <= 128),
-                  "two consumers, or three where S, P and O fit 160 registers (head dim 64 at 128 keys, 96 and "
-                  "128 at 80)");
+                  "two consumers, or three where S, P and O fit 160 registers (head dim 64 at 128 keys, 96 at "
+                  "96, 128 at 80)");
     static_assert(kConsumers != 2 || kConsumerRegs == 240, "two consumers claim 240 registers");
 
     static constexpr int kQBytes = kBlockM * kAtoms * 64 * static_cast<int>(sizeof(Element));
