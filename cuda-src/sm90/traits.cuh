@@ -10,6 +10,13 @@
 
 namespace flashattn::sm90 {
 
+// The 64-column (128-byte) swizzle atoms a row of head_dim 16-bit elements takes in shared memory
+// (wgmma.cuh), and the bytes of a tile of `rows` such rows. Head dim 96 takes two, the second
+// half full: its Q.K^T reads two k16 steps of it and its P.V one N = 96 wgmma, so no MMA touches
+// the padding, which costs shared memory only.
+constexpr int swizzle_atoms(int head_dim) { return (head_dim + 63) / 64; }
+constexpr int swizzled_tile_bytes(int rows, int head_dim) { return rows * swizzle_atoms(head_dim) * 128; }
+
 template <typename Element_, int kHeadDim_, int kBlockN_, int kWarpgroups_, int kStages_>
 struct FwdTraits {
     using Element = Element_;
@@ -32,22 +39,20 @@ struct FwdTraits {
     static constexpr int kMinBlocksPerSM =
         kWarpgroups_ > 1 || kHeadDim_ > 128 ? 1 : (kStages_ == 3 && kBlockN_ == 128 ? 2 : 3);
 
-    // 64-column swizzle atoms per row. Head dim 96 takes two, the second half filled: its Q.K^T
-    // reads two k16 steps of it and its P.V one N = 96 wgmma, so no MMA touches the padding
-    // (wgmma.cuh), which costs shared memory only.
-    static constexpr int kAtoms = (kHeadDim + 63) / 64;
+    static constexpr int kAtoms = swizzle_atoms(kHeadDim);  // 64-column swizzle atoms per row
     static constexpr int kChunksPerRow = kHeadDim / 8;  // 16-byte chunks per row holding data
     static constexpr int kQKSteps = kHeadDim / 16;      // k16 steps of Q.K^T
     static constexpr int kPVSteps = kBlockN / 16;       // k16 steps of P.V
 
     static_assert(kHeadDim == 64 || kHeadDim == 96 || kHeadDim == 128 || kHeadDim == 256,
                   "wgmma tiles are built from 64-column (128-byte) swizzle atoms, the last one half full at 96");
+    static_assert(sizeof(Element) == 2, "16-bit elements: 64 of them fill a 128-byte atom row");
     static_assert(kBlockN == 64 || kBlockN == 128, "S is one m64n64 or m64n128 wgmma per k16 step");
     static_assert(kWarpgroups >= 1 && kWarpgroups <= 3, "one to three warpgroups of 64 rows");
     static_assert(kStages == 2 || kStages == 3, "two buffers (plain schedule) or three (overlapped)");
 
-    static constexpr int kQBytes = kBlockM * kAtoms * 64 * static_cast<int>(sizeof(Element));
-    static constexpr int kTileBytes = kBlockN * kAtoms * 64 * static_cast<int>(sizeof(Element));
+    static constexpr int kQBytes = swizzled_tile_bytes(kBlockM, kHeadDim);
+    static constexpr int kTileBytes = swizzled_tile_bytes(kBlockN, kHeadDim);
     // Q tile (reused for O in the epilogue), then [stage] {K tile, V tile}; every tile is a
     // whole number of 1024-byte swizzle periods, so each starts 1024-aligned.
     static constexpr int kSmemBytes = kQBytes + kStages * 2 * kTileBytes;
@@ -113,7 +118,7 @@ struct WsTraits {
     static constexpr int kConsumerPool = (kLaunchRegs * kThreads - 128 * kProducerRegs) / (128 * kConsumers) / 8 * 8;
     static constexpr int kConsumerRegs = kConsumerPool < 240 ? kConsumerPool : 240;
 
-    static constexpr int kAtoms = (kHeadDim + 63) / 64;  // as FwdTraits: head dim 96's second half full
+    static constexpr int kAtoms = swizzle_atoms(kHeadDim);
     static constexpr int kChunksPerRow = kHeadDim / 8;
     static constexpr int kQKSteps = kHeadDim / 16;
     static constexpr int kPVSteps = kBlockN / 16;
@@ -128,8 +133,8 @@ struct WsTraits {
                   "96, 128 at 80)");
     static_assert(kConsumers != 2 || kConsumerRegs == 240, "two consumers claim 240 registers");
 
-    static constexpr int kQBytes = kBlockM * kAtoms * 64 * static_cast<int>(sizeof(Element));
-    static constexpr int kTileBytes = kBlockN * kAtoms * 64 * static_cast<int>(sizeof(Element));
+    static constexpr int kQBytes = swizzled_tile_bytes(kBlockM, kHeadDim);
+    static constexpr int kTileBytes = swizzled_tile_bytes(kBlockN, kHeadDim);
     // A short tile split by keys (ws_consumer.cuh, split_short_tile) hands each consumer's partial softmax state
     // (per thread: its kHeadDim / 2 O accumulators, two row maxima, two row sums) to consumer 0
     // through the O tile, one state at a time, ordered by mbarriers: the first consumer's state

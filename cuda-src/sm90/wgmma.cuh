@@ -136,75 +136,43 @@ __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.
 template <typename Element>
 struct Wgmma;
 
-#define FLASHATTN_WGMMA(TYPE, PTX_TYPE)                                                                        \
-    template <>                                                                                                 \
-    struct Wgmma<TYPE> {                                                                                        \
-        __device__ __forceinline__ static void ss(float (&d)[8][4], uint64_t a_desc, uint64_t b_desc,          \
-                                                  bool accumulate) {                                            \
-            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                          \
-                         "wgmma.mma_async.sync.aligned.m64n64k16.f32." PTX_TYPE "." PTX_TYPE " "                 \
-                         FLASHATTN_D64_REGS ", %32, %33, p, 1, 1, 0, 0;\n}\n"                                    \
-                         : FLASHATTN_D64(d)                                                                     \
-                         : "l"(a_desc), "l"(b_desc), "r"(static_cast<int>(accumulate)));                        \
-        }                                                                                                       \
-        __device__ __forceinline__ static void ss(float (&d)[10][4], uint64_t a_desc, uint64_t b_desc,         \
-                                                  bool accumulate) {                                            \
-            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %42, 0;\n"                                          \
-                         "wgmma.mma_async.sync.aligned.m64n80k16.f32." PTX_TYPE "." PTX_TYPE " "                 \
-                         FLASHATTN_D80_REGS ", %40, %41, p, 1, 1, 0, 0;\n}\n"                                    \
-                         : FLASHATTN_D80(d)                                                                     \
-                         : "l"(a_desc), "l"(b_desc), "r"(static_cast<int>(accumulate)));                        \
-        }                                                                                                       \
-        __device__ __forceinline__ static void ss(float (&d)[12][4], uint64_t a_desc, uint64_t b_desc,         \
-                                                  bool accumulate) {                                            \
-            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n"                                          \
-                         "wgmma.mma_async.sync.aligned.m64n96k16.f32." PTX_TYPE "." PTX_TYPE " "                 \
-                         FLASHATTN_D96_REGS ", %48, %49, p, 1, 1, 0, 0;\n}\n"                                    \
-                         : FLASHATTN_D96(d)                                                                     \
-                         : "l"(a_desc), "l"(b_desc), "r"(static_cast<int>(accumulate)));                        \
-        }                                                                                                       \
-        __device__ __forceinline__ static void ss(float (&d)[16][4], uint64_t a_desc, uint64_t b_desc,         \
-                                                  bool accumulate) {                                            \
-            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                          \
-                         "wgmma.mma_async.sync.aligned.m64n128k16.f32." PTX_TYPE "." PTX_TYPE " "                \
-                         FLASHATTN_D128_REGS ", %64, %65, p, 1, 1, 0, 0;\n}\n"                                   \
-                         : FLASHATTN_D128(d)                                                                    \
-                         : "l"(a_desc), "l"(b_desc), "r"(static_cast<int>(accumulate)));                        \
-        }                                                                                                       \
-        __device__ __forceinline__ static void ss(float (&d)[22][4], uint64_t a_desc, uint64_t b_desc,         \
-                                                  bool accumulate) {                                            \
-            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"                                          \
-                         "wgmma.mma_async.sync.aligned.m64n176k16.f32." PTX_TYPE "." PTX_TYPE " "                \
-                         FLASHATTN_D176_REGS ", %88, %89, p, 1, 1, 0, 0;\n}\n"                                   \
-                         : FLASHATTN_D176(d)                                                                    \
-                         : "l"(a_desc), "l"(b_desc), "r"(static_cast<int>(accumulate)));                        \
-        }                                                                                                       \
-        __device__ __forceinline__ static void rs(float (&d)[8][4], const uint32_t (&a)[4], uint64_t b_desc) { \
-            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"                                          \
-                         "wgmma.mma_async.sync.aligned.m64n64k16.f32." PTX_TYPE "." PTX_TYPE " "                 \
-                         FLASHATTN_D64_REGS ", {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"                      \
-                         : FLASHATTN_D64(d)                                                                     \
-                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "r"(1));                   \
-        }                                                                                                       \
-        __device__ __forceinline__ static void rs(float (&d)[12][4], const uint32_t (&a)[4], uint64_t b_desc) {\
-            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %53, 0;\n"                                          \
-                         "wgmma.mma_async.sync.aligned.m64n96k16.f32." PTX_TYPE "." PTX_TYPE " "                 \
-                         FLASHATTN_D96_REGS ", {%48, %49, %50, %51}, %52, p, 1, 1, 1;\n}\n"                    \
-                         : FLASHATTN_D96(d)                                                                     \
-                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "r"(1));                   \
-        }                                                                                                       \
-        __device__ __forceinline__ static void rs(float (&d)[16][4], const uint32_t (&a)[4], uint64_t b_desc) {\
-            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                                          \
-                         "wgmma.mma_async.sync.aligned.m64n128k16.f32." PTX_TYPE "." PTX_TYPE " "                \
-                         FLASHATTN_D128_REGS ", {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"                   \
-                         : FLASHATTN_D128(d)                                                                    \
-                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "r"(1));                   \
-        }                                                                                                       \
+// One overload of each, for N columns: D's asm outputs and register list, then the operands after
+// it (their numbers follow D's N / 2 registers) and the number of the predicate's operand.
+#define FLASHATTN_WGMMA_SS(PTX_TYPE, N, D, D_REGS, OPERANDS, P)                                               \
+    __device__ __forceinline__ static void ss(float (&d)[N / 8][4], uint64_t a_desc, uint64_t b_desc,          \
+                                              bool accumulate) {                                                \
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #P ", 0;\n"                                          \
+                     "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." PTX_TYPE "." PTX_TYPE " " D_REGS ", "    \
+                     OPERANDS ", p, 1, 1, 0, 0;\n}\n"                                                          \
+                     : D(d)                                                                                     \
+                     : "l"(a_desc), "l"(b_desc), "r"(static_cast<int>(accumulate)));                            \
+    }
+#define FLASHATTN_WGMMA_RS(PTX_TYPE, N, D, D_REGS, OPERANDS, P)                                               \
+    __device__ __forceinline__ static void rs(float (&d)[N / 8][4], const uint32_t (&a)[4], uint64_t b_desc) { \
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #P ", 0;\n"                                          \
+                     "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." PTX_TYPE "." PTX_TYPE " " D_REGS ", "    \
+                     OPERANDS ", p, 1, 1, 1;\n}\n"                                                             \
+                     : D(d)                                                                                     \
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "r"(1));                       \
+    }
+#define FLASHATTN_WGMMA(TYPE, PTX_TYPE)                                                                   \
+    template <>                                                                                            \
+    struct Wgmma<TYPE> {                                                                                   \
+        FLASHATTN_WGMMA_SS(PTX_TYPE, 64, FLASHATTN_D64, FLASHATTN_D64_REGS, "%32, %33", 34)                \
+        FLASHATTN_WGMMA_SS(PTX_TYPE, 80, FLASHATTN_D80, FLASHATTN_D80_REGS, "%40, %41", 42)                \
+        FLASHATTN_WGMMA_SS(PTX_TYPE, 96, FLASHATTN_D96, FLASHATTN_D96_REGS, "%48, %49", 50)                \
+        FLASHATTN_WGMMA_SS(PTX_TYPE, 128, FLASHATTN_D128, FLASHATTN_D128_REGS, "%64, %65", 66)             \
+        FLASHATTN_WGMMA_SS(PTX_TYPE, 176, FLASHATTN_D176, FLASHATTN_D176_REGS, "%88, %89", 90)             \
+        FLASHATTN_WGMMA_RS(PTX_TYPE, 64, FLASHATTN_D64, FLASHATTN_D64_REGS, "{%32, %33, %34, %35}, %36", 37) \
+        FLASHATTN_WGMMA_RS(PTX_TYPE, 96, FLASHATTN_D96, FLASHATTN_D96_REGS, "{%48, %49, %50, %51}, %52", 53) \
+        FLASHATTN_WGMMA_RS(PTX_TYPE, 128, FLASHATTN_D128, FLASHATTN_D128_REGS, "{%64, %65, %66, %67}, %68", 69) \
     };
 
 FLASHATTN_WGMMA(__half, "f16")
 FLASHATTN_WGMMA(__nv_bfloat16, "bf16")
 #undef FLASHATTN_WGMMA
+#undef FLASHATTN_WGMMA_SS
+#undef FLASHATTN_WGMMA_RS
 #undef FLASHATTN_D_TILE
 #undef FLASHATTN_D64
 #undef FLASHATTN_D80
