@@ -139,7 +139,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::min_blocks_per_sm(kV
 // the long shapes' 64-row and 128-row tiles 10-37%, latency-bound one-wave launches within 1%.
 // kOByTma: O by TMA stores (fwd_feeds.cuh, TmaFeed).
 template <typename Traits, Variant kVariant, bool kOByTma>
-__global__ void __launch_bounds__(Traits::kThreads, Traits::min_blocks_per_sm(kVariant))
+__global__ void __launch_bounds__(Traits::kThreads, Traits::min_blocks_per_sm(kVariant, !kOByTma))
     fwd_tma_kernel(const __grid_constant__ FwdTmaArgs args) {
     // The maps are kernel parameters, written by no kernel: fetched before the wait for the grid
     // ahead, not on the first copy's path.

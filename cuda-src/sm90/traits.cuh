@@ -69,11 +69,16 @@ struct FwdTraits {
     // leaves: under kMinBlocksPerSM's one-CTA budget, the f16 score-modifier kernel of the
     // two-warpgroup head-dim-64 128-key tile took 253-255 registers for the precise softcap tanh
     // (common/mask.cuh), and launches with more CTAs than SMs ran one CTA per SM where bf16's ran
-    // two; under a two-CTA budget the same kernel fits 128 registers without spills. The dense and
-    // general kernels stay as they are: with the O store (the launches above the SM count) they
-    // fit 128 registers unasked, and a bound would change their schedules.
-    static constexpr int min_blocks_per_sm(Variant v) {
-        return v == Variant::kScoreMod && kWarpgroups_ > 1 && kTwoCtasFit ? 2 : kMinBlocksPerSM;
+    // two; under a two-CTA budget the same kernel fits 128 registers without spills.
+    // `runs_packed_varlen`: the TMA kernel that leaves the O store to the threads runs every packed
+    // varlen call, at any CTA count; unbounded, its general variant took 138 registers at head dim
+    // 64 (128 keys) and 131 at 128 (64 keys), one CTA an SM. The other dense and general kernels
+    // stay as they are: the one that stores O by TMA (the launches above the SM count) fits 128
+    // registers unasked, the rest launch at most one CTA an SM, and a bound would change their
+    // schedules.
+    static constexpr int min_blocks_per_sm(Variant v, bool runs_packed_varlen = false) {
+        const bool two_ctas_wanted = v == Variant::kScoreMod || (v == Variant::kGeneral && runs_packed_varlen);
+        return two_ctas_wanted && kWarpgroups_ > 1 && kTwoCtasFit ? 2 : kMinBlocksPerSM;
     }
 };
 
