@@ -26,9 +26,9 @@
 //! * `causal` — causal self-attention from 1024 to 16384 tokens a sequence at the `sweep`
 //!   suite's constant 16384 tokens per call, head dims 64 and 128: the long causal prefill that
 //!   the other suites sample at one point (S8192 D128), for the dispatcher's tile choice there.
-//! * `short` — what the short-sequence tiles run besides the `seed` shapes: two packed batches of
-//!   eight short prompts ([`SHORT_VARLEN_LENS`], causal; f16 H8 D64, and bf16 32 query heads on 8
-//!   KV heads at D128), and seed-size calls (f16 S512 D64) with a causal 128-key window, softcap,
+//! * `short` — what the short-sequence tiles run besides the `seed` shapes: three packed batches
+//!   of eight short prompts ([`SHORT_VARLEN_LENS`]: f16 H8 D64 causal and not, the latter an
+//!   encoder's batch; bf16 32 query heads on 8 KV heads at D128, causal), and seed-size calls (f16 S512 D64) with a causal 128-key window, softcap,
 //!   ALiBi and sinks. On Hopper these take the one-tile-per-CTA kernel's general and
 //!   score-modifier variants, which no other suite reaches under the dispatcher.
 //! * `d96` — head dim 96 (Phi-3's): bf16 32 heads at 4096 tokens (causal and not) and 1024, bf16
@@ -154,10 +154,10 @@ fn short() -> Vec<Shape> {
         SHORT_VARLEN_LENS.len(),
         *SHORT_VARLEN_LENS.iter().max().expect("8 lengths"),
     );
-    let packed = |dtype, heads_q, heads_kv, head_dim| Shape {
+    let packed = |dtype, heads_q, heads_kv, head_dim, causal| Shape {
         heads_kv,
         varlen: SHORT_VARLEN_LENS.to_vec(),
-        ..Shape::self_attention(dtype, n, heads_q, longest, head_dim, true)
+        ..Shape::self_attention(dtype, n, heads_q, longest, head_dim, causal)
     };
     let seed_size = |batch, heads, causal, mods| {
         Shape::self_attention("f16", batch, heads, 512, 64, causal).with_mods(mods)
@@ -167,8 +167,11 @@ fn short() -> Vec<Shape> {
         ..ScoreMods::default()
     };
     let mut v = vec![
-        packed("f16", 8, 8, 64),
-        packed("bf16", 32, 8, 128),
+        packed("f16", 8, 8, 64, true),
+        // Not causal: the H200 table's f16 B4 H16 S512 row gives it the two-warpgroup 128-key
+        // tile, whose packed calls run the TMA kernel's general variant without the O store.
+        packed("f16", 8, 8, 64, false),
+        packed("bf16", 32, 8, 128, true),
         // B2 H8: no more CTAs than SMs on an H100 or H200; B4 H16: more.
         seed_size(2, 8, true, window.clone()),
         seed_size(4, 16, true, window),
@@ -332,16 +335,16 @@ mod tests {
         assert_eq!(suite("varlen").unwrap().len(), 3);
         // Head dims 64 and 128 x 5 lengths.
         assert_eq!(suite("causal").unwrap().len(), 10);
-        // Two packed batches beside five seed-size calls with a window or a modifier.
-        assert_eq!(suite("short").unwrap().len(), 7);
+        // Three packed batches beside five seed-size calls with a window or a modifier.
+        assert_eq!(suite("short").unwrap().len(), 8);
         // Three D=128 shapes are in both `long` and `sweep`, one (S8192 D128 causal) in both
         // `long` and `causal`.
         // Head dim 96: six shapes no other suite has.
         assert_eq!(suite("d96").unwrap().len(), 6);
-        assert_eq!(suite("all").unwrap().len(), 151);
+        assert_eq!(suite("all").unwrap().len(), 152);
         assert!(suite("nope").is_none());
         let entries = suite_entries("all").unwrap();
-        assert_eq!(entries.len(), 151);
+        assert_eq!(entries.len(), 152);
         assert_eq!(entries.iter().filter(|e| e.suite == "sweep").count(), 9);
         assert_eq!(suite_entries("sweep").unwrap().len(), 12);
         // A shape shared by two named suites runs once, under the first.

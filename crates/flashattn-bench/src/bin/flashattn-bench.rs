@@ -522,7 +522,7 @@ mod tests {
         };
         assert_eq!(tune.suites.suites, ["all"]);
         assert_eq!(tune.iters, 5);
-        assert_eq!(entries(&tune.suites).len(), 151);
+        assert_eq!(entries(&tune.suites).len(), 152);
         let some = "bf16 B1 H32/8 S1x512 D128 decode,bf16 B8 H32/8 S1x512 D128 decode page16,nope";
         let args = [
             "run",
