@@ -406,12 +406,13 @@ mod tests {
     fn short_suite_is_the_documented_batches_and_calls() {
         let s = suite("short").unwrap();
         assert_eq!(s[0].key(), "f16 B8 H8/8 S490x490 D64 causal varlen1845");
-        assert_eq!(s[1].key(), "bf16 B8 H32/8 S490x490 D128 causal varlen1845");
+        assert_eq!(s[1].key(), "f16 B8 H8/8 S490x490 D64 varlen1845");
+        assert_eq!(s[2].key(), "bf16 B8 H32/8 S490x490 D128 causal varlen1845");
         assert!(SHORT_VARLEN_LENS.iter().all(|l| (16..=512).contains(l)));
-        assert_eq!(s[2].key(), "f16 B2 H8/8 S512x512 D64 causal window128/inf");
+        assert_eq!(s[3].key(), "f16 B2 H8/8 S512x512 D64 causal window128/inf");
         // The rest: seed-size, plain but for one window or modifier each, so none is a seed shape.
         assert!(
-            s[2..]
+            s[3..]
                 .iter()
                 .all(|x| x.seqlen_q == 512 && x.head_dim == 64 && !x.mods.is_plain())
         );
