@@ -71,18 +71,18 @@ struct FwdTraits {
     // (common/mask.cuh), and launches with more CTAs than SMs ran one CTA per SM where bf16's ran
     // two; under a two-CTA budget the same kernel fits 128 registers without spills.
     // `runs_packed_varlen`: the TMA kernel that leaves the O store to the threads runs every packed
-    // varlen call, at any CTA count. Unbounded, the general variant of the 64-key head-dim-128 tile
-    // took 131 registers, one CTA an SM; bounded, 128 and two, and packed calls forced onto it ran
-    // 0.75 and 0.83 of the time on the lent H200. The 128-key tiles keep the one-CTA budget: S and P
-    // of 128 keys leave no slack under 128 registers (head dim 64: 138 unbounded), and bounded, a
-    // packed f16 call of eight prompts ran 1.10 of the time
-    // (docs/benchmarks/2026-11-30-h200-varlen-occupancy.md). The other dense and general kernels
-    // stay as they are: the one that stores O by TMA (the launches above the SM count) fits 128
+    // varlen call, at any CTA count, and unbounded its general variant ran one CTA an SM on the
+    // two-warpgroup tiles (head dim 128, 64 keys: 131 registers; head dim 64, 128 keys: 138).
+    // Bounded (128 registers, no spills), packed calls on the lent H200
+    // (docs/benchmarks/2026-11-30-h200-varlen-occupancy.md): head dim 128's 64-key tile 0.75 and 0.83
+    // of the time; head dim 64's 128-key tile 0.89 on the non-causal batch the H200 table gives it,
+    // but 1.10 on a causal one forced onto it (no table row or rule gives it causal calls: the rule
+    // prefers the warp-specialized tile of that height). The other dense and general kernels stay
+    // as they are: the one that stores O by TMA (the launches above the SM count) fits 128
     // registers unasked, the rest launch at most one CTA an SM, and a bound would change their
     // schedules.
     static constexpr int min_blocks_per_sm(Variant v, bool runs_packed_varlen = false) {
-        const bool two_ctas_wanted =
-            v == Variant::kScoreMod || (v == Variant::kGeneral && runs_packed_varlen && kBlockN_ == 64);
+        const bool two_ctas_wanted = v == Variant::kScoreMod || (v == Variant::kGeneral && runs_packed_varlen);
         return two_ctas_wanted && kWarpgroups_ > 1 && kTwoCtasFit ? 2 : kMinBlocksPerSM;
     }
 };
