@@ -28,9 +28,10 @@
 //!   the other suites sample at one point (S8192 D128), for the dispatcher's tile choice there.
 //! * `short` — what the short-sequence tiles run besides the `seed` shapes: three packed batches
 //!   of eight short prompts ([`SHORT_VARLEN_LENS`]: f16 H8 D64 causal and not, the latter an
-//!   encoder's batch; bf16 32 query heads on 8 KV heads at D128, causal), and seed-size calls (f16 S512 D64) with a causal 128-key window, softcap,
-//!   ALiBi and sinks. On Hopper these take the one-tile-per-CTA kernel's general and
-//!   score-modifier variants, which no other suite reaches under the dispatcher.
+//!   encoder's batch; bf16 32 query heads on 8 KV heads at D128, causal), and seed-size calls
+//!   (f16 S512 D64) with a causal 128-key window, softcap, ALiBi and sinks. On Hopper these take
+//!   the one-tile-per-CTA kernel's general and score-modifier variants, which no other suite
+//!   reaches under the dispatcher.
 //! * `d96` — head dim 96 (Phi-3's): bf16 32 heads at 4096 tokens (causal and not) and 1024, bf16
 //!   B8 H16 S2048 (the `long` suite's D128 shape at D96), and f16 B4 H16 S512 (the seed size),
 //!   causal and not.
