@@ -155,14 +155,16 @@ for step in $steps; do
       # bf16 B8 H16 S2048 D128) of PROFILE_SUITES (default seed,long) after warm-up: the full set
       # with source counters, caches and clocks left alone (as a graph replay sees the kernel). Per
       # shape ncu_stalls.py's summary (stalls by reason, by opcode, the worst instructions) comes
-      # back; the details and the per-instruction CSV (xz) travel in logs.tar.gz.
+      # back; the details and the per-instruction CSV (xz) travel in logs.tar.gz. PROFILE_KERNELS (a
+      # regex of kernel names; default the forward kernels) and PROFILE_LAUNCHES (default 1) pick
+      # others, e.g. 'decode_kernel|combine_kernel' with 2 for a decode call's split and combine.
       ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
       stalls=dist/gpu/ncu_stalls.py; [ -f "$stalls" ] || stalls=crates/flashattn-bench/python/ncu_stalls.py
       IFS=';' read -r -a profile_shapes <<< "${PROFILE_SHAPES:-bf16 B8 H16/16 S2048x2048 D128}"
       for i in "${!profile_shapes[@]}"; do
         shape=${profile_shapes[$i]} rep="$out/profile-$i" start=$SECONDS
         "$ncu" --set full --import-source no --cache-control none --clock-control none \
-          --kernel-name regex:'ws_kernel|fwd_kernel|fwd_tma_kernel' --launch-skip 5 --launch-count 1 -f -o "$rep" \
+          --kernel-name regex:"${PROFILE_KERNELS:-ws_kernel|fwd_kernel|fwd_tma_kernel}" --launch-skip 5 --launch-count "${PROFILE_LAUNCHES:-1}" -f -o "$rep" \
           "$bin/flashattn-bench" run --suite "${PROFILE_SUITES:-seed,long}" --shapes "$shape" --modes events \
           --iters 5 --baseline none --out "$out/profile-$i-bench.json" > "$out/profile-$i.log" 2>&1
         rc=$?

@@ -71,8 +71,9 @@ struct FwdTraits {
     // (common/mask.cuh), and launches with more CTAs than SMs ran one CTA per SM where bf16's ran
     // two; under a two-CTA budget the same kernel fits 128 registers without spills.
     // `runs_packed_varlen`: the TMA kernel that leaves the O store to the threads runs every packed
-    // varlen call, at any CTA count, and unbounded its general variant ran one CTA an SM on the
-    // two-warpgroup tiles (head dim 128, 64 keys: 131 registers; head dim 64, 128 keys: 138).
+    // varlen call that tensor maps describe (odd strides take the cp.async kernel), at any CTA
+    // count, and unbounded its general variant ran one CTA an SM on the two-warpgroup tiles (head
+    // dim 128, 64 keys: 131 registers; head dim 64, 128 keys: 138).
     // Bounded (128 registers, no spills), packed calls on the lent H200
     // (docs/benchmarks/2026-11-30-h200-varlen-occupancy.md): head dim 128's 64-key tile 0.75 and 0.83
     // of the time; head dim 64's 128-key tile 0.89 on the non-causal batch the H200 table gives it,
