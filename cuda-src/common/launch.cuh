@@ -125,32 +125,54 @@ enum class LaunchOrder {
 // the next healthy launch on this thread (ours or the caller's) would read it back from
 // cudaGetLastError() and report a failure that is not its own. cudaLaunchKernelEx returns this
 // launch's own status, so no earlier error leaks in here.
+// cudaLaunchKernelEx with `config`'s dynamic shared memory opted in where it is above 48 KB: once
+// per device, remembered in `facts` (cudaFuncSetAttribute takes the context's lock; idempotent).
+// A context destroyed and created again (cudaDeviceReset, a primary context released by every
+// holder) forgets the opt-in, so a launch that fails after a remembered one sets it again and
+// retries once: a failed launch queued nothing, so the kernel cannot run twice. Returns the
+// status; the caller clears the runtime's last error on failure.
 template <typename Kernel, typename Args>
-FlashAttnStatus launch_tiles(Kernel kernel, dim3 grid, int threads, int smem_bytes, FlashAttnFwdParams *params,
-                             cudaStream_t stream, KernelFacts &facts, const Args &args,
-                             LaunchOrder order = LaunchOrder::kDependent) {
-    auto fail = [params](cudaError_t err) {
-        (void)cudaGetLastError();
-        params->cuda_error = static_cast<int32_t>(err);
-        return FLASHATTN_STATUS_CUDA_ERROR;
+cudaError_t launch_opted_in(Kernel kernel, const cudaLaunchConfig_t &config, int device, KernelFacts &facts,
+                            const Args &args) {
+    const auto opt_in = [&] {
+        return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(config.dynamicSmemBytes));
     };
-    auto opt_in = [&] {
-        // Above 48 KB a kernel must opt in to dynamic shared memory; idempotent.
-        return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
-    };
-    int device = -1;
-    if (cudaGetDevice(&device) != cudaSuccess) {
-        (void)cudaGetLastError();
-        device = -1;  // neither fact is remembered; the launch itself reports a missing device
-    }
-    const bool needs_opt_in = smem_bytes > 48 * 1024;
+    const bool needs_opt_in = config.dynamicSmemBytes > 48 * 1024;
     // 0: this device is not remembered (ordinal >= 64, or unknown)
     const uint64_t device_bit = device >= 0 && device < 64 ? uint64_t{1} << device : 0;
     const bool remembered = device_bit != 0 && (facts.opted_in.load(std::memory_order_acquire) & device_bit) != 0;
     if (needs_opt_in && !remembered) {
         const cudaError_t err = opt_in();
-        if (err != cudaSuccess) return fail(err);
+        if (err != cudaSuccess) return err;
         facts.opted_in.fetch_or(device_bit, std::memory_order_release);
+    }
+    cudaError_t err = cudaLaunchKernelEx(&config, kernel, args);
+    if (err != cudaSuccess && needs_opt_in && remembered) {
+        (void)cudaGetLastError();
+        const cudaError_t set = opt_in();
+        if (set != cudaSuccess) return set;
+        err = cudaLaunchKernelEx(&config, kernel, args);
+    }
+    return err;
+}
+
+// Launch a forward kernel over `grid` (tile_grid, or a persistent kernel's CTAs) with the tile's
+// dynamic shared memory and `args` as its argument (the params themselves, or a struct that
+// carries them), in `order` (every forward kernel begins with wait_for_prerequisite_grids, so it
+// may be launched either way); every CUDA status goes back through
+// params->cuda_error. A failed call also clears the runtime's per-thread last error: left set,
+// the next healthy launch on this thread (ours or the caller's) would read it back from
+// cudaGetLastError() and report a failure that is not its own. cudaLaunchKernelEx returns this
+// launch's own status, so no earlier error leaks in here.
+template <typename Kernel, typename Args>
+FlashAttnStatus launch_tiles(Kernel kernel, dim3 grid, int threads, int smem_bytes, FlashAttnFwdParams *params,
+                             cudaStream_t stream, KernelFacts &facts, const Args &args,
+                             LaunchOrder order = LaunchOrder::kDependent) {
+    int device = -1;
+    if (cudaGetDevice(&device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        device = -1;  // neither fact is remembered; the launch itself reports a missing device
     }
     cudaLaunchConfig_t config = {};
     config.gridDim = grid;
@@ -164,17 +186,12 @@ FlashAttnStatus launch_tiles(Kernel kernel, dim3 grid, int threads, int smem_byt
         config.attrs = &overlap;
         config.numAttrs = 1;
     }
-    cudaError_t err = cudaLaunchKernelEx(&config, kernel, args);
-    if (err != cudaSuccess && needs_opt_in && remembered) {
-        // A context destroyed and created again (cudaDeviceReset, a primary context released by
-        // every holder) forgets the opt-in: set it again and retry once. A failed launch queued
-        // nothing, so the retry cannot run the kernel twice.
+    const cudaError_t err = launch_opted_in(kernel, config, device, facts, args);
+    if (err != cudaSuccess) {
         (void)cudaGetLastError();
-        const cudaError_t set = opt_in();
-        if (set != cudaSuccess) return fail(set);
-        err = cudaLaunchKernelEx(&config, kernel, args);
+        params->cuda_error = static_cast<int32_t>(err);
+        return FLASHATTN_STATUS_CUDA_ERROR;
     }
-    if (err != cudaSuccess) return fail(err);
     return FLASHATTN_STATUS_SUCCESS;
 }
 

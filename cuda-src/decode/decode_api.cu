@@ -4,6 +4,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <cstdint>
 
 #include "flashattn.h"
@@ -34,7 +35,9 @@ bool launchable(const FlashAttnDecodeParams &p) {
                                p.v_head_stride,  p.o_batch_stride, p.o_row_stride, p.o_head_stride};
     for (int64_t s : strides)
         if (s < 0 || s % 8 != 0) return false;
-    return !(p.softmax_scale != p.softmax_scale);
+    // Finite and positive, as the forward API's: the tensor-core kernel keeps row maxima in raw
+    // score units, which only a positive scale preserves.
+    return std::isfinite(p.softmax_scale) && p.softmax_scale > 0.f;
 }
 
 }  // namespace

@@ -1,23 +1,22 @@
-// Split-KV decode: a few query rows against a long (contiguous or paged) KV cache.
-//
-// Decode is bound by reading K and V once, not by arithmetic, so the kernel is built around the
-// loads: every lane streams 16-byte chunks of K and V rows with cp.async into its own slots of a
-// shared-memory ring several steps deep, so the copies of the next steps are in flight while the
-// lane does the current step's small amount of math on CUDA cores. (Loads into registers, the
-// first version, left nothing in flight between a step's last load and the next step's first:
-// 0.68-0.84 of the copy ceiling.) Two choices make the reads count:
+// Split-KV decode: a few query rows against a long (contiguous or paged) KV cache. Two split
+// kernels, both built around the loads (decode reads K and V once and does little arithmetic):
+// the tensor-core kernel (mma_kernel.cuh) up to head dim 128, and this file's lane kernel at 256,
+// whose registers the tensor-core kernel's fragments would not fit. What they share:
 // - GQA packing: one CTA serves every query row that reads its KV head (the group's query
 //   heads x seqlen_q, up to kRows of them), so K/V is read once per KV head, not once per
 //   query head.
 // - Split-KV: the key range of a sequence is cut into `num_splits` parts, one CTA each, so a
 //   batch-1 decode over a long cache still fills the GPU. Each part leaves a partial (O, LSE)
 //   in the caller's f32 workspace and `combine_kernel` merges them with merge.cuh's
-//   MergeRunning, over all parts at once.
-//   With one split the kernel writes O and LSE itself.
+//   MergeRunning, over all parts at once. With one split the kernel writes O and LSE itself.
 //
-// Lane layout: a key row of kHeadDim elements is kLanesPerKey lanes x 8 elements; a warp holds
-// kKeysPerWarp keys at once ("slots"); each slot keeps its own running softmax state, and the
-// slots and warps are merged once at the end. A key's dot products with the rows are reduced
+// The lane kernel: every lane streams 16-byte chunks of K and V rows with cp.async into its own
+// slots of a shared-memory ring several steps deep, so the copies of the next steps are in flight
+// while the lane does the current step's math on CUDA cores. (Loads into registers, the first
+// version, left nothing in flight between a step's last load and the next step's first: 0.68-0.84
+// of the copy ceiling.) A key row of kHeadDim elements is kLanesPerKey lanes x 8 elements; a warp
+// holds kKeysPerWarp keys at once ("slots"); each slot keeps its own running softmax state, and
+// the slots and warps are merged once at the end. A key's dot products with the rows are reduced
 // over the slot's lanes so that each lane ends with whole rows it owns (RowOwnership): the
 // softmax of a row runs in its owners, not in every lane of the slot.
 #pragma once
@@ -31,55 +30,12 @@
 
 #include "common/launch.cuh"
 #include "common/merge.cuh"
+#include "decode/common.cuh"
+#include "decode/mma_kernel.cuh"
 #include "flashattn.h"
 #include "sm80/primitives.cuh"
 
 namespace flashattn::decode {
-
-constexpr int kWarps = 4;
-constexpr int kThreads = kWarps * 32;
-constexpr int kChunk = 8;  // elements per 16-byte load
-constexpr float kLog2e = 1.4426950408889634f;
-constexpr float kLn2 = 0.6931471805599453f;
-
-__device__ __forceinline__ void unpack(const uint4 &raw, const __half *, float (&out)[kChunk]) {
-    const __half2 *h = reinterpret_cast<const __half2 *>(&raw);
-#pragma unroll
-    for (int i = 0; i < kChunk / 2; ++i) {
-        const float2 f = __half22float2(h[i]);
-        out[2 * i] = f.x;
-        out[2 * i + 1] = f.y;
-    }
-}
-
-// A bf16 is the high half of an f32: one shift or one mask a value (__bfloat1622float2 takes a
-// byte permute and a multiply for the high one).
-__device__ __forceinline__ void unpack(const uint4 &raw, const __nv_bfloat16 *, float (&out)[kChunk]) {
-    const uint32_t words[4] = {raw.x, raw.y, raw.z, raw.w};
-#pragma unroll
-    for (int i = 0; i < kChunk / 2; ++i) {
-        out[2 * i] = __uint_as_float(words[i] << 16);
-        out[2 * i + 1] = __uint_as_float(words[i] & 0xffff0000u);
-    }
-}
-
-__device__ __forceinline__ uint4 pack(const float (&in)[kChunk], const __half *) {
-    uint4 raw;
-    __half2 *h = reinterpret_cast<__half2 *>(&raw);
-#pragma unroll
-    for (int i = 0; i < kChunk / 2; ++i) h[i] = __floats2half2_rn(in[2 * i], in[2 * i + 1]);
-    return raw;
-}
-
-__device__ __forceinline__ uint4 pack(const float (&in)[kChunk], const __nv_bfloat16 *) {
-    uint4 raw;
-    __nv_bfloat162 *h = reinterpret_cast<__nv_bfloat162 *>(&raw);
-#pragma unroll
-    for (int i = 0; i < kChunk / 2; ++i) h[i] = __floats2bfloat162_rn(in[2 * i], in[2 * i + 1]);
-    return raw;
-}
-
-__host__ __device__ constexpr int pow2_at_least(int n) { return n <= 1 ? 1 : 2 * pow2_at_least((n + 1) / 2); }
 
 template <typename Element_, int kHeadDim_, int kRows_>
 struct DecodeTraits {
@@ -108,83 +64,6 @@ struct DecodeTraits {
     // for two); decode_splits in crates/flashattn/src/decode.rs sizes the grid by the same rule.
     static constexpr int kMinCtasPerSm = kRows <= 4 ? 4 : 2;
     static_assert(kHeadDim % kChunk == 0 && kLanesPerKey <= 32, "head_dim: a multiple of 8, at most 256");
-};
-
-// The rows this CTA serves: row r is query (r / group) of query head (kv_head * group + r % group),
-// so the rows of one query position are adjacent and causal limits change once per group.
-struct RowMap {
-    int group, row0, rows;  // rows: valid rows from row0 (<= kRows)
-};
-
-// Division by a divisor fixed for the whole kernel (the page size) in three instructions
-// instead of a ~20-instruction integer division per key: n / d = (umulhi(m, n) + n) >> s with
-// s = ceil(log2 d) and m = floor(2^32 (2^s - d) / d) + 1 (Granlund and Montgomery), exact for
-// 0 <= n < 2^31.
-struct FastDivmod {
-    uint32_t divisor = 1, multiplier = 1, shift = 0;
-
-    __device__ __forceinline__ explicit FastDivmod(int d) : divisor(d) {
-        while ((1u << shift) < divisor) ++shift;
-        multiplier = static_cast<uint32_t>(((uint64_t{1} << 32) * ((uint64_t{1} << shift) - divisor)) / divisor + 1);
-    }
-    __device__ __forceinline__ int div(int n) const {
-        return static_cast<int>((__umulhi(multiplier, static_cast<uint32_t>(n)) + static_cast<uint32_t>(n)) >> shift);
-    }
-};
-
-// Where this lane's chunks of the keys of one (sequence, KV head) live. The contiguous cache
-// indexes rows directly (the kernel advances its row addresses); the paged cache goes through the
-// block table, whose entries for a step's keys are looked up one step ahead (`look_up`), so the
-// table read does not sit in front of every K/V copy. A page number outside [0, num_pages) is
-// never dereferenced: its keys are skipped, so a corrupt table cannot make the kernel read out of
-// bounds.
-struct KvCache {
-    const char *k, *v;                    // this lane's chunk of row 0 (of the sequence or of page 0)
-    int64_t k_page, v_page, k_row, v_row;  // bytes: page (paged) and row strides
-    const int32_t *table;                 // this sequence's block table row; null: contiguous
-    FastDivmod page_size;
-    uint32_t num_pages;
-
-    __device__ __forceinline__ KvCache(const FlashAttnDecodeParams &p, int b, int kv_head, int elem, int lane_bytes)
-        : page_size(p.block_table ? p.page_size : 1) {
-        table = p.block_table ? p.block_table + b * p.block_table_batch_stride : nullptr;
-        const int64_t k_seq = table ? 0 : b * p.k_batch_stride, v_seq = table ? 0 : b * p.v_batch_stride;
-        k = static_cast<const char *>(p.k) + (k_seq + kv_head * p.k_head_stride) * elem + lane_bytes;
-        v = static_cast<const char *>(p.v) + (v_seq + kv_head * p.v_head_stride) * elem + lane_bytes;
-        k_page = p.k_batch_stride * elem;
-        v_page = p.v_batch_stride * elem;
-        k_row = p.k_row_stride * elem;
-        v_row = p.v_row_stride * elem;
-        num_pages = static_cast<uint32_t>(p.num_pages);
-    }
-
-    // A key of a paged cache as the block table places it (page 0 for a key past the end).
-    struct PagedKey {
-        int page = 0, row = 0;  // block-table entry, row within the page
-    };
-    __device__ __forceinline__ PagedKey look_up(int key, int key_end) const {
-        const int index = page_size.div(key);
-        return {key < key_end ? table[index] : 0, key - index * static_cast<int>(page_size.divisor)};
-    }
-
-    // The lane's K and V source addresses of a looked-up key; false when its page is not one of
-    // the cache's (the addresses are then page 0's, never read).
-    __device__ __forceinline__ bool locate(PagedKey at, const char *&k_src, const char *&v_src) const {
-        const bool inside = static_cast<uint32_t>(at.page) < num_pages;
-        const uint32_t page = inside ? static_cast<uint32_t>(at.page) : 0u, row = static_cast<uint32_t>(at.row);
-        k_src = step_by(step_by(k, page, k_page), row, k_row);
-        v_src = step_by(step_by(v, page, v_page), row, v_row);
-        return inside;
-    }
-
-    // base + n x stride for a 32-bit n and a 64-bit stride in two multiply-adds (a wide one on
-    // the low word, one on the high word); the generic 64-bit product and sum take about five.
-    __device__ __forceinline__ static const char *step_by(const char *base, uint32_t n, int64_t stride) {
-        const uint64_t s = static_cast<uint64_t>(stride);
-        uint64_t at = reinterpret_cast<uint64_t>(base) + uint64_t{n} * static_cast<uint32_t>(s);
-        at += uint64_t{n * static_cast<uint32_t>(s >> 32)} << 32;
-        return reinterpret_cast<const char *>(at);
-    }
 };
 
 // The per-key dot products of kRows query rows are sums over a slot's kLanes lanes. A butterfly
@@ -518,46 +397,7 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
     }
     __syncthreads();
 
-    const bool single = p.num_splits == 1;
-    for (int item = threadIdx.x; item < kRows * Traits::kChunks; item += kThreads) {
-        const int r = item / Traits::kChunks, c = item % Traits::kChunks;
-        const int rr = row0 + r;
-        if (rr >= total_rows) continue;
-        float m_all = -CUDART_INF_F;
-#pragma unroll
-        for (int w = 0; w < kWarps; ++w) m_all = fmaxf(m_all, s_m[w][r]);
-        float l_all = 0.f, out[kChunk] = {};
-        if (m_all != -CUDART_INF_F) {
-#pragma unroll
-            for (int w = 0; w < kWarps; ++w) {
-                const float scale = s_m[w][r] == -CUDART_INF_F ? 0.f : exp2f(s_m[w][r] - m_all);
-                l_all += s_l[w][r] * scale;
-#pragma unroll
-                for (int e = 0; e < kChunk; ++e) out[e] += s_acc[w][r][c * kChunk + e] * scale;
-            }
-#pragma unroll
-            for (int e = 0; e < kChunk; ++e) out[e] /= l_all;
-        }
-        // A row that saw no key here: O = 0, LSE = -inf (the combine gives it no weight).
-        const float lse = m_all == -CUDART_INF_F ? -CUDART_INF_F : (m_all + log2f(l_all)) * kLn2;
-        const int i = rr / group, h = kv_head * group + rr % group;
-        const int64_t lse_at = (int64_t{b} * p.heads_q + h) * p.seqlen_q + i;
-        if (single) {
-            char *dst = static_cast<char *>(p.o) +
-                        (b * p.o_batch_stride + int64_t{i} * p.o_row_stride + int64_t{h} * p.o_head_stride + c * kChunk) *
-                            kElem;
-            *reinterpret_cast<uint4 *>(dst) = pack(out, static_cast<const Element *>(nullptr));
-            if (p.lse && c == 0) p.lse[lse_at] = lse;
-        } else {
-            // Workspace: partial O [split][batch * heads_q * seqlen_q][head_dim], then LSE [split][...].
-            const int64_t rows_all = int64_t{p.batch} * p.heads_q * p.seqlen_q;
-            float *o_part = p.workspace + (split * rows_all + lse_at) * kHeadDim + c * kChunk;
-#pragma unroll
-            for (int e = 0; e < kChunk; e += 4)
-                *reinterpret_cast<float4 *>(o_part + e) = make_float4(out[e], out[e + 1], out[e + 2], out[e + 3]);
-            if (c == 0) p.workspace[int64_t{p.num_splits} * rows_all * kHeadDim + split * rows_all + lse_at] = lse;
-        }
-    }
+    write_rows<Element, kHeadDim, kRows>(p, s_acc, s_m, s_l, split, b, kv_head, row0);
 }
 
 // Merge the splits' partial states of one row per CTA: LSE = log sum_s exp(LSE_s),
@@ -655,10 +495,15 @@ __global__ void __launch_bounds__(kThreads) combine_kernel(const FlashAttnDecode
     *reinterpret_cast<uint4 *>(dst) = pack(result, static_cast<const Element *>(nullptr));
 }
 
-template <typename Traits>
-cudaError_t launch_rows(const FlashAttnDecodeParams &p, cudaStream_t stream) {
+// The split kernel over (splits, KV heads x row blocks of kRows, batch), as a programmatic
+// dependent of the kernel ahead on the stream as the forward kernels are
+// (FLASHATTN_DECODE_SERIAL_LAUNCH=1 launches it plainly); then, where it split the keys, the
+// combine kernel, one CTA per query row.
+template <typename Element, int kHeadDim, int kRows, typename SplitKernel>
+cudaError_t launch_split_and_combine(const FlashAttnDecodeParams &p, cudaStream_t stream, SplitKernel split_kernel,
+                                     int smem_bytes, KernelFacts &split_facts) {
     const int total_rows = (p.heads_q / p.heads_kv) * p.seqlen_q;
-    const int row_blocks = (total_rows + Traits::kRows - 1) / Traits::kRows;
+    const int row_blocks = (total_rows + kRows - 1) / kRows;
     cudaLaunchAttribute overlap = {};
     overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     overlap.val.programmaticStreamSerializationAllowed = 1;
@@ -667,24 +512,22 @@ cudaError_t launch_rows(const FlashAttnDecodeParams &p, cudaStream_t stream) {
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(p.num_splits, p.heads_kv * row_blocks, p.batch);
     config.blockDim = dim3(kThreads);
+    config.dynamicSmemBytes = static_cast<size_t>(smem_bytes);
     config.stream = stream;
-    // A dependent of the kernel ahead on the stream, as the forward kernels are;
-    // FLASHATTN_DECODE_SERIAL_LAUNCH=1 launches it plainly.
-    static KernelFacts split_facts;
-    if (may_launch_as_dependent(decode_kernel<Traits>, device, split_facts, "FLASHATTN_DECODE_SERIAL_LAUNCH")) {
+    if (may_launch_as_dependent(split_kernel, device, split_facts, "FLASHATTN_DECODE_SERIAL_LAUNCH")) {
         config.attrs = &overlap;
         config.numAttrs = 1;
     }
-    cudaError_t err = cudaLaunchKernelEx(&config, decode_kernel<Traits>, p);
+    cudaError_t err = launch_opted_in(split_kernel, config, device, split_facts, p);
     if (err != cudaSuccess || p.num_splits == 1) return err;
     // One CTA per query row (at most i32::MAX rows: the Rust layer checks).
     config.gridDim = dim3(static_cast<unsigned>(int64_t{p.batch} * p.heads_q * p.seqlen_q));
-    config.blockDim = dim3(kThreads);
+    config.dynamicSmemBytes = 0;
     config.attrs = nullptr;
     config.numAttrs = 0;
     // Its CTAs get resident while the split kernel's last CTAs run, instead of launching after
     // the split kernel has drained (the gap is a few microseconds of a short decode call).
-    const auto combine = combine_kernel<typename Traits::Element, Traits::kHeadDim>;
+    const auto combine = combine_kernel<Element, kHeadDim>;
     // FLASHATTN_DECODE_SERIAL_COMBINE=1 launches it plainly, to time the difference.
     static KernelFacts facts;
     if (may_launch_as_dependent(combine, device, facts, "FLASHATTN_DECODE_SERIAL_COMBINE")) {
@@ -694,13 +537,27 @@ cudaError_t launch_rows(const FlashAttnDecodeParams &p, cudaStream_t stream) {
     return cudaLaunchKernelEx(&config, combine, p);
 }
 
-// The launcher one instantiation file compiles per (dtype, head dim): picks the row count per
-// CTA from the GQA group and query length (fewer rows, fewer registers).
+// The lane kernel (head dim 256) with kRows rows a CTA.
+template <typename Traits>
+cudaError_t launch_rows(const FlashAttnDecodeParams &p, cudaStream_t stream) {
+    static KernelFacts facts;
+    return launch_split_and_combine<typename Traits::Element, Traits::kHeadDim, Traits::kRows>(
+        p, stream, decode_kernel<Traits>, 0, facts);
+}
+
+// The launcher one instantiation file compiles per (dtype, head dim): the tensor-core kernel up to
+// head dim 128 (eight rows a CTA); at 256 the lane kernel, with the row count per CTA picked from
+// the GQA group and query length (fewer rows, fewer registers).
 template <typename Element, int kHeadDim>
 FlashAttnStatus launch_decode(FlashAttnDecodeParams *p, cudaStream_t stream) {
     const int rows = (p->heads_q / p->heads_kv) * p->seqlen_q;
     cudaError_t err;
-    if (rows <= 1) {
+    if constexpr (kHeadDim <= 128) {
+        using Traits = MmaDecodeTraits<Element, kHeadDim>;
+        static KernelFacts facts;
+        err = launch_split_and_combine<Element, kHeadDim, Traits::kRows>(*p, stream, decode_mma_kernel<Traits>,
+                                                                          Traits::kSmemBytes, facts);
+    } else if (rows <= 1) {
         err = launch_rows<DecodeTraits<Element, kHeadDim, 1>>(*p, stream);
     } else if (rows <= 2) {
         err = launch_rows<DecodeTraits<Element, kHeadDim, 2>>(*p, stream);

@@ -278,7 +278,7 @@ typedef struct FlashAttnDecodeParams {
     int32_t num_pages; /* paged: pages in K and V */
     int32_t num_splits;
 
-    float softmax_scale;
+    float softmax_scale; /* finite and > 0 */
     int32_t causal;
     FlashAttnDtype dtype;
 

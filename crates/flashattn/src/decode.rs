@@ -121,19 +121,36 @@ pub fn decode_splits(params: &DecodeParams, device: &DeviceFacts) -> usize {
     fill.min(most).clamp(1, 1024)
 }
 
-/// Shared memory of one decode CTA (decode_kernel.cuh: the 32 KB K/V ring, which the merge
-/// reuses, and at most 256 bytes of per-warp softmax state) plus the 1 KB the hardware reserves
-/// per CTA.
-const DECODE_CTA_SMEM: usize = 32 * 1024 + 256 + 1024;
+/// Shared memory of one decode CTA, plus the 1 KB the hardware reserves per CTA: up to head dim
+/// 128 the tensor-core kernel's K/V rings (decode/mma_kernel.cuh, `MmaDecodeTraits`: four warps,
+/// each with two to four buffers of a 16-key block, as many as 48 KB hold), which the merge
+/// reuses, and 256 bytes of per-warp softmax state; at 256 the lane kernel's 32 KB ring.
+fn decode_cta_smem(head_dim: usize) -> usize {
+    const STATE: usize = 256;
+    const RESERVED: usize = 1024;
+    if head_dim <= 128 {
+        let stage = 2 * 16 * head_dim * 2;
+        let stages = (48 * 1024 / (4 * stage)).clamp(2, 4);
+        4 * stages * stage + STATE + RESERVED
+    } else {
+        32 * 1024 + STATE + RESERVED
+    }
+}
 
-/// Resident decode CTAs per SM: the kernel's registers allow four (ptxas: about 128 a thread up
-/// to four rows a CTA) or two (255 for eight rows), 128 threads a CTA and 64K registers an SM;
-/// and the SM's shared memory (its per-block opt-in limit and the 1 KB reserved) must hold them:
-/// three on the 100 KB SMs of sm_86, sm_89 and sm_120, four on sm_80 and sm_90.
+/// Resident decode CTAs per SM, 128 threads each: the registers allow three of the tensor-core
+/// kernel (its launch bound; 168 a thread), and four or two of the lane kernel (ptxas: about 128
+/// a thread up to four rows a CTA, 255 for eight); and the SM's shared memory (its per-block
+/// opt-in limit and the 1 KB reserved) must hold them.
 fn decode_ctas_per_sm(params: &DecodeParams, device: &DeviceFacts) -> usize {
     let rows = params.heads_q / params.heads_kv.max(1) * params.seqlen_q;
-    let by_registers = if rows > 4 { 2 } else { 4 };
-    let by_smem = (device.device_smem_per_block + 1024) / DECODE_CTA_SMEM;
+    let by_registers = if params.head_dim <= 128 {
+        3
+    } else if rows > 4 {
+        2
+    } else {
+        4
+    };
+    let by_smem = (device.device_smem_per_block + 1024) / decode_cta_smem(params.head_dim);
     by_registers.min(by_smem).max(1)
 }
 
@@ -599,9 +616,19 @@ mod tests {
             decode_splits(&DecodeParams::new(64, 4096, 32, 8, 128), &d),
             1
         );
-        // An sm_89 GPU (L4: 58 SMs, 99 KB a block): three CTAs an SM fit, two are used.
+        // An sm_89 GPU (L4: 58 SMs, 99 KB a block): one CTA an SM of the tensor-core kernel at
+        // head dim 128 (64 KB of rings), three of the lane kernel at head dim 256, two used.
         let l4 = DeviceFacts::new("L4", 58, 89, 99 * 1024);
-        assert_eq!(decode_splits(&p, &l4), 2 * 58 / 8);
+        assert_eq!(decode_splits(&p, &l4), 58 / 8);
+        assert_eq!(
+            decode_splits(&DecodeParams::new(1, 32768, 32, 8, 256), &l4),
+            2 * 58 / 8
+        );
+        // Head dim 64: 48 KB of rings, two CTAs an SM on the L4.
+        assert_eq!(
+            decode_splits(&DecodeParams::new(1, 32768, 32, 8, 64), &l4),
+            2 * 58 / 8
+        );
         // Where shared memory allows only one CTA an SM (a hypothetical 48 KB part), one an SM.
         let small = DeviceFacts::new("small", 58, 89, 48 * 1024);
         assert_eq!(decode_splits(&p, &small), 58 / 8);
