@@ -45,12 +45,16 @@ struct MmaDecodeTraits {
     // Buffers in each warp's ring: as many as 48 KB a CTA holds, two to four (64 KB at head dim
     // 128: three CTAs an SM on the H100, one on the 100 KB SMs of sm_86/89/120).
     static constexpr int kStages = clamp_int(48 * 1024 / (kWarps * kStageBytes), 2, 4);
-    static constexpr int kSmemBytes = kWarps * kStages * kStageBytes;
+    static constexpr int kRingBytes = kWarps * kStages * kStageBytes;
+    // The rings, then each warp's row maxima and sums for the merge. All of it dynamic: static
+    // shared memory beside 48 KB of dynamic would need the opt-in that launch_opted_in gives only
+    // above 48 KB of dynamic (call KAL: head dims 64 and 96 failed to launch with 256 bytes static).
+    static constexpr int kSmemBytes = kRingBytes + 2 * kWarps * kRows * 4;
     static constexpr int kChunksPerLane = kBlockKeys * kChunksPerRow / 32;  // 16-byte copies of K (and of V)
     // Registers for three CTAs an SM (decode_splits in crates/flashattn/src/decode.rs uses at most two).
     static constexpr int kMinCtasPerSm = 3;
     static_assert(kHeadDim % 32 == 0 && kHeadDim <= 128, "head dims 32, 64, 96 and 128");
-    static_assert(kWarps * kRows * kHeadDim * 4 <= kSmemBytes, "the warps' merge reuses the rings");
+    static_assert(kWarps * kRows * kHeadDim * 4 <= kRingBytes, "the warps' merge reuses the rings");
 };
 
 template <typename Traits>
@@ -77,7 +81,8 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_mma_ke
     const int g = lane / 4, t = lane % 4;
 
     extern __shared__ __align__(128) char smem[];
-    __shared__ float s_m[kWarps][kRows], s_l[kWarps][kRows];
+    float(*s_m)[kRows] = reinterpret_cast<float(*)[kRows]>(smem + Traits::kRingBytes);
+    float(*s_l)[kRows] = s_m + kWarps;
 
     // Keys of this sequence and this split's share, in whole blocks but the last.
     int seqlen_k = p.seqlen_k;
