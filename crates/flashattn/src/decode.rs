@@ -31,14 +31,18 @@ use crate::problem::{
 /// Query rows per decode CTA at most (the kernel's largest row tile): a GQA group times
 /// seqlen_q above this is served by several CTAs per KV head.
 const ROWS_PER_CTA: usize = 8;
-/// A part of the key range is at least this many keys (two of the kernel's 16-key steps at
-/// head dim 128): a part's time is mostly the latency of its first copies, so short caches want
-/// many short parts, down to where the combine step costs more than they gain. On the H100
-/// (2026-11-26, batch 1, 512 keys, 8 KV heads) 16 parts of 32 keys took 7.8 us, 8 of 64 9.3 us,
-/// 32 of 16 7.9 us.
+/// A part of the key range is at least this many keys (two 16-key blocks of the tensor-core
+/// kernel, two 16-key steps of the lane kernel at head dim 128): a part's time is mostly the
+/// latency of its first copies, so short caches want many short parts, down to where the combine
+/// step costs more than they gain. On the H100 (2026-11-26, the lane kernel, batch 1, 512 keys, 8
+/// KV heads) 16 parts of 32 keys took 7.8 us, 8 of 64 9.3 us, 32 of 16 7.9 us.
 const MIN_KEYS_PER_SPLIT: usize = 32;
-/// Decode CTAs an SM that keep the memory busy (see [`decode_splits`]).
-const BUSY_CTAS_PER_SM: usize = 2;
+
+/// Decode CTAs an SM that keep the memory busy (see [`decode_splits`]): one of the tensor-core
+/// kernel (head dims up to 128), two of the lane kernel (256).
+fn busy_ctas_per_sm(head_dim: usize) -> usize {
+    if head_dim <= 128 { 1 } else { 2 }
+}
 
 /// Sizes and options of a decode call.
 ///
@@ -100,22 +104,29 @@ impl DecodeParams {
     }
 }
 
-/// The split count for a call on `device`: enough parts for two CTAs an SM, each part at least
-/// 32 keys, never more than 1024 parts. A batch that fills that alone gets one part.
+/// The split count for a call on `device`: enough parts for [`busy_ctas_per_sm`] CTAs an SM,
+/// each part at least 32 keys, never more than 1024 parts. A batch that fills that alone gets
+/// one part.
 ///
-/// Two CTAs an SM keep the memory busy (each has three 16-key steps of K and V in flight, 24 KB
-/// at head dim 128); more, shorter parts only add partial results for the combine kernel to
-/// merge, and leave no room for it beside the split kernel. On the H100 (2026-11-26, call H,
-/// forced counts, 8 KV heads): batch 1 x 4096 keys 11.7 us at 32 parts against 13.9 at 64 (the
-/// earlier rule's count, one wave of four CTAs an SM); batch 8 x 512 keys 11.3 us at 4 parts
-/// against 12.4 at 8; batch 1 x 32768 keys 53.4 against 54.5. (With the kernel before the
-/// owner-lane rows, 32 and 64 parts took the same time there: 14.5 and 14.6 us.)
+/// More, shorter parts than that only add partial results for the combine kernel to merge, and
+/// leave no room for it beside the split kernel. The tensor-core kernel keeps the memory busy
+/// from one CTA an SM (four warps, each with a 16-key block of K and V in flight while it
+/// computes another). Forced counts on the lent H200 (2026-11-30, call KAN, bf16, head dim 128,
+/// 32 query heads on 8 KV heads, docs/benchmarks/2026-11-30-h200-decode.md): batch 1 x 4096
+/// keys 8.14 us at 16 parts against 8.47 at 32; batch 1 x 32768 36.40 against 37.17; batch 8 x
+/// 4096 36.82 at 2 against 37.32 at 4; batch 8 x 32768 243.5 against 245.4 (in pages of 16
+/// 252.9 against 247.9, the one shape where two CTAs an SM did better); batch 8 x 512 8.42
+/// against 8.49 (one part, 7.88 us, does better still: its 16 MB stay in L2 between calls).
+/// The lane kernel's two CTAs an SM were measured on the H100 (2026-11-26, call H): batch 1 x
+/// 4096 keys 11.7 us at 32 parts against 13.9 at 64, batch 8 x 512 keys 11.3 us at 4 against
+/// 12.4 at 8.
 pub fn decode_splits(params: &DecodeParams, device: &DeviceFacts) -> usize {
     if let Some(n) = params.num_splits {
         return n;
     }
     let ctas = params.batch * params.heads_kv * params.row_blocks();
-    let busy = device.sm_count * decode_ctas_per_sm(params, device).min(BUSY_CTAS_PER_SM);
+    let busy =
+        device.sm_count * decode_ctas_per_sm(params, device).min(busy_ctas_per_sm(params.head_dim));
     let fill = (busy / ctas.max(1)).max(1);
     let most = params.seqlen_k.div_ceil(MIN_KEYS_PER_SPLIT);
     fill.min(most).clamp(1, 1024)
@@ -605,11 +616,16 @@ mod tests {
         let d = h100();
         // Batch 1, 8 KV heads over 32k keys: many parts.
         let p = DecodeParams::new(1, 32768, 32, 8, 128);
-        // Two CTAs an SM: 264 CTAs, 8 KV heads x 33 parts.
-        assert_eq!(decode_splits(&p, &d), 33);
+        // The tensor-core kernel, one CTA an SM: 132 CTAs, 8 KV heads x 16 parts.
+        assert_eq!(decode_splits(&p, &d), 16);
         assert_eq!(
             decode_splits(&DecodeParams::new(8, 32768, 32, 8, 128), &d),
-            4
+            2
+        );
+        // The lane kernel (head dim 256), two CTAs an SM: 264 CTAs, 8 KV heads x 33 parts.
+        assert_eq!(
+            decode_splits(&DecodeParams::new(1, 32768, 32, 8, 256), &d),
+            33
         );
         // Batch 64: the batch already fills the device.
         assert_eq!(
@@ -617,23 +633,23 @@ mod tests {
             1
         );
         // An sm_89 GPU (L4: 58 SMs, 99 KB a block): one CTA an SM of the tensor-core kernel at
-        // head dim 128 (64 KB of rings), three of the lane kernel at head dim 256, two used.
+        // head dim 128 (64 KB of rings); three of the lane kernel at head dim 256 fit, two used.
         let l4 = DeviceFacts::new("L4", 58, 89, 99 * 1024);
         assert_eq!(decode_splits(&p, &l4), 58 / 8);
         assert_eq!(
             decode_splits(&DecodeParams::new(1, 32768, 32, 8, 256), &l4),
             2 * 58 / 8
         );
-        // Head dim 64: 48 KB of rings, two CTAs an SM on the L4.
+        // Head dim 64: 48 KB of rings, two CTAs an SM fit on the L4, one used.
         assert_eq!(
             decode_splits(&DecodeParams::new(1, 32768, 32, 8, 64), &l4),
-            2 * 58 / 8
+            58 / 8
         );
         // Where shared memory allows only one CTA an SM (a hypothetical 48 KB part), one an SM.
         let small = DeviceFacts::new("small", 58, 89, 48 * 1024);
         assert_eq!(decode_splits(&p, &small), 58 / 8);
         let a100 = DeviceFacts::new("A100", 108, 80, 163 * 1024);
-        assert_eq!(decode_splits(&p, &a100), 2 * 108 / 8);
+        assert_eq!(decode_splits(&p, &a100), 108 / 8);
         // Short caches are never cut below 32 keys a part.
         assert_eq!(
             decode_splits(&DecodeParams::new(1, 300, 32, 8, 128), &d),
