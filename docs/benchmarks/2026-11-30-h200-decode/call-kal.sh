@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Call KAL: the pack of branch decode-mma (dist/gpu-decode.txz: the tensor-core decode kernel up to
+# head dim 128) and main's flashattn-bench (dist/old-bench.xz, the pack of d497988: its decode
+# kernels and bench are main's):
+# 1. ab: the decode suite, main's build against the branch's, two pairs (orders alternate);
+# 2. bench: the decode suite beside PyTorch SDPA;
+# 3. sweep: forced split counts on the two 16 MB caches and B1 x 32768 keys;
+# 4. tests: gpu_decode (1,000 random caches), gpu_merge, validation;
+# 5. decode-sanitizer: memcheck, racecheck, synccheck on 60 random caches each.
+set -u
+root=${OUT:-gpu-out}; base=$root/call-kal; mkdir -p "$base/sweep"
+rm -rf dist/gpu
+tar -xJf dist/gpu-decode.txz -C dist
+bin=dist/gpu/bin
+OUT=$base/ab AB_OLD=dist/old-bench.xz AB_REPS=2 AB_ARGS='--suite decode --modes graph --iters 50' \
+  scripts/gpu-run.sh ab > /dev/null
+OUT=$base/bench BENCH_ARGS='run --suite decode --modes graph --iters 50' scripts/gpu-run.sh bench > /dev/null
+shapes='bf16 B1 H32/8 S1x4096 D128 decode,bf16 B8 H32/8 S1x512 D128 decode,bf16 B1 H32/8 S1x32768 D128 decode,bf16 B1 H32/8 S1x4096 D128 decode page16,bf16 B8 H32/8 S1x512 D128 decode page16'
+for n in 1 2 4 8 16 24 32 48 64; do
+  "$bin/flashattn-bench" run --suite decode --shapes "$shapes" --modes graph --iters 50 --baseline none \
+    --decode-splits $n --label "splits$n" --out "$base/sweep/splits$n.json" > "$base/sweep/splits$n.log" 2>&1
+done
+"$bin/flashattn-bench" run --suite decode --shapes "$shapes" --modes graph --iters 50 --baseline none \
+  --out "$base/sweep/auto.json" > "$base/sweep/auto.log" 2>&1
+python3 - "$base/sweep" > "$base/sweep/summary.txt" <<'PY'
+import glob, json, os, sys
+rows = {}
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
+    for r in json.load(open(f))["results"]:
+        s = r["shape"]
+        key = f"B{s['batch']} S{s['seqlen_k']}" + (f" page{s['page_size']}" if s.get("page_size") else "")
+        if r.get("summary"):
+            rows.setdefault(key, {})[os.path.basename(f)[:-5]] = r["summary"]["p50"] * 1e3
+for key, v in rows.items():
+    print(f"{key:16}", " ".join(f"{n}={us:.2f}" for n, us in sorted(v.items(), key=lambda kv: kv[0])))
+PY
+OUT=$base/tests TEST_FILTER='gpu_decode|gpu_merge|validation' FLASHATTN_DECODE_CASES=1000 scripts/gpu-run.sh tests > /dev/null
+OUT=$base/sanitizer SANITIZER_LIMIT=100 scripts/gpu-run.sh decode-sanitizer > /dev/null
+for s in ab bench sweep tests sanitizer; do echo "== $s"; cat "$base/$s/summary.txt"; done > "$root/call-kal-summary.txt"
+tar -czf "$root/call-kal.tgz" -C "$root" call-kal && rm -rf "$base"
+cut -c1-180 "$root/call-kal-summary.txt" | tail -150
