@@ -13,7 +13,7 @@
 //
 // Each warp streams its own blocks (w, w + 4, ... of the split) with cp.async into its own ring
 // of kStages K/V buffers, swizzled for ldmatrix (sm80/primitives.cuh), so warps never wait for
-// each other until the merge; a __syncwarp orders a block's copies before its reads and its
+// each other until the merge; two __syncwarps order a block's copies before its reads and its
 // reads before the buffer's refill. Splits begin at multiples of 16 keys, so a block never
 // straddles a page (page sizes are multiples of 16): a paged block is one block-table read and
 // one page address, looked up a block ahead.
@@ -51,7 +51,8 @@ struct MmaDecodeTraits {
     // above 48 KB of dynamic (call KAL: head dims 64 and 96 failed to launch with 256 bytes static).
     static constexpr int kSmemBytes = kRingBytes + 2 * kWarps * kRows * 4;
     static constexpr int kChunksPerLane = kBlockKeys * kChunksPerRow / 32;  // 16-byte copies of K (and of V)
-    // Registers for three CTAs an SM (decode_splits in crates/flashattn/src/decode.rs uses at most two).
+    // Registers for three CTAs an SM; decode_splits (crates/flashattn/src/decode.rs) sizes the grid
+    // for one, which keeps the memory busy.
     static constexpr int kMinCtasPerSm = 3;
     static_assert(kHeadDim % 32 == 0 && kHeadDim <= 128, "head dims 32, 64, 96 and 128");
     static_assert(kWarps * kRows * kHeadDim * 4 <= kRingBytes, "the warps' merge reuses the rings");
