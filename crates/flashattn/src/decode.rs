@@ -104,9 +104,9 @@ impl DecodeParams {
     }
 }
 
-/// The split count for a call on `device`: enough parts for [`busy_ctas_per_sm`] CTAs an SM,
-/// each part at least 32 keys, never more than 1024 parts. A batch that fills that alone gets
-/// one part.
+/// The split count for a call on `device`: enough parts for one CTA an SM (the tensor-core
+/// kernel, head dims up to 128) or two (the lane kernel, 256), each part at least 32 keys, never
+/// more than 1024 parts. A batch that fills that alone gets one part.
 ///
 /// More, shorter parts than that only add partial results for the combine kernel to merge, and
 /// leave no room for it beside the split kernel. The tensor-core kernel keeps the memory busy
