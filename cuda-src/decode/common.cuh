@@ -134,18 +134,45 @@ struct KvCache {
     }
 };
 
+// The CTA a split kernel runs as, in launch_split_and_combine's grid (splits, KV heads x row
+// blocks of kRows, batch): its part of the key range, its KV head, its sequence and its rows.
+template <int kRows>
+struct SplitCta {
+    int split, kv_head, b, group, row0, total_rows;
+
+    __device__ __forceinline__ explicit SplitCta(const FlashAttnDecodeParams &p) {
+        split = blockIdx.x;
+        const int row_blocks = gridDim.y / p.heads_kv;
+        kv_head = blockIdx.y / row_blocks;
+        b = blockIdx.z;
+        group = p.heads_q / p.heads_kv;
+        row0 = (blockIdx.y % row_blocks) * kRows;
+        total_rows = group * p.seqlen_q;
+    }
+    // Keys of this CTA's sequence: seqlen_k, or its seqlens_k entry clamped into [0, seqlen_k]
+    // (read from global memory: only after wait_for_prerequisite_grids).
+    __device__ __forceinline__ int sequence_keys(const FlashAttnDecodeParams &p) const {
+        int keys = p.seqlen_k;
+        if (p.seqlens_k) keys = min(max(p.seqlens_k[b], 0), p.seqlen_k);
+        return keys;
+    }
+};
+
 // The CTA's rows once each warp has left its state in shared memory: per row its maximum in base-2
 // logits (s_m, -inf where it saw no key), its sum of exponentials relative to that maximum (s_l)
 // and its O row on the same scale, not yet divided (s_acc). The warps are merged per row; one split
 // writes O and LSE, a split of several its partial O and LSE to the workspace for combine_kernel.
 template <typename Element, int kHeadDim, int kRows>
-__device__ __forceinline__ void write_rows(const FlashAttnDecodeParams &p, const float (*s_acc)[kRows][kHeadDim],
-                                           const float (*s_m)[kRows], const float (*s_l)[kRows], int split, int b,
-                                           int kv_head, int row0) {
+__device__ __forceinline__ void write_rows(const FlashAttnDecodeParams &p, const SplitCta<kRows> &cta,
+                                           const float (*s_acc)[kRows][kHeadDim], const float (*s_m)[kRows],
+                                           const float (*s_l)[kRows]) {
     constexpr int kChunks = kHeadDim / kChunk;
     constexpr int kElem = sizeof(Element);
+    // group and total_rows recomputed rather than read from cta: read, they changed the split
+    // kernels' machine code, which moving this step here from the lane kernel left as it was.
     const int group = p.heads_q / p.heads_kv;
     const int total_rows = group * p.seqlen_q;
+    const int split = cta.split, b = cta.b, kv_head = cta.kv_head, row0 = cta.row0;
     const bool single = p.num_splits == 1;
     for (int item = threadIdx.x; item < kRows * kChunks; item += kThreads) {
         const int r = item / kChunks, c = item % kChunks;

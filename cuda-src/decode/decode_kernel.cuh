@@ -130,13 +130,9 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
     // Launched as a programmatic dependent itself (common/launch.cuh): nothing in global memory
     // is touched before the kernel ahead on the stream is done.
     wait_for_prerequisite_grids();
-    const int split = blockIdx.x;
-    const int row_blocks = gridDim.y / p.heads_kv;
-    const int kv_head = blockIdx.y / row_blocks;
-    const int b = blockIdx.z;
-    const int group = p.heads_q / p.heads_kv;
-    const int row0 = (blockIdx.y % row_blocks) * kRows;
-    const int total_rows = group * p.seqlen_q;
+    const SplitCta<kRows> cta(p);
+    const int split = cta.split, kv_head = cta.kv_head, b = cta.b;
+    const int group = cta.group, row0 = cta.row0, total_rows = cta.total_rows;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int slot = lane / kLanesPerKey, part = lane % kLanesPerKey;
     const bool active = part < Traits::kChunks;
@@ -149,8 +145,7 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
     const auto ring_at = [&](int stage, int u, int kv) -> uint4 & { return ring[slot_index(stage, u, kv) + threadIdx.x]; };
 
     // Keys of this sequence and this split's share of them.
-    int seqlen_k = p.seqlen_k;
-    if (p.seqlens_k) seqlen_k = min(max(p.seqlens_k[b], 0), p.seqlen_k);
+    const int seqlen_k = cta.sequence_keys(p);
     const int per_split = (seqlen_k + p.num_splits - 1) / p.num_splits;
     const int key_begin = min(split * per_split, seqlen_k);
     const int key_end = min(key_begin + per_split, seqlen_k);
@@ -397,7 +392,7 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_kernel
     }
     __syncthreads();
 
-    write_rows<Element, kHeadDim, kRows>(p, s_acc, s_m, s_l, split, b, kv_head, row0);
+    write_rows<Element, kHeadDim, kRows>(p, cta, s_acc, s_m, s_l);
 }
 
 // Merge the splits' partial states of one row per CTA: LSE = log sum_s exp(LSE_s),

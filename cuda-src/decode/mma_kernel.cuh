@@ -71,13 +71,9 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_mma_ke
     // the kernel ahead on the stream is done.
     if (p.num_splits > 1) allow_dependent_launch();
     wait_for_prerequisite_grids();
-    const int split = blockIdx.x;
-    const int row_blocks = gridDim.y / p.heads_kv;
-    const int kv_head = blockIdx.y / row_blocks;
-    const int b = blockIdx.z;
-    const int group = p.heads_q / p.heads_kv;
-    const int row0 = (blockIdx.y % row_blocks) * kRows;
-    const int total_rows = group * p.seqlen_q;
+    const SplitCta<kRows> cta(p);
+    const int split = cta.split, kv_head = cta.kv_head, b = cta.b;
+    const int group = cta.group, row0 = cta.row0, total_rows = cta.total_rows;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
 
@@ -86,8 +82,7 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_mma_ke
     float(*s_l)[kRows] = s_m + kWarps;
 
     // Keys of this sequence and this split's share, in whole blocks but the last.
-    int seqlen_k = p.seqlen_k;
-    if (p.seqlens_k) seqlen_k = min(max(p.seqlens_k[b], 0), p.seqlen_k);
+    const int seqlen_k = cta.sequence_keys(p);
     const int share = (seqlen_k + p.num_splits - 1) / p.num_splits;
     const int per_split = (share + kBlockKeys - 1) / kBlockKeys * kBlockKeys;
     const int key_begin = static_cast<int>(min(int64_t{split} * per_split, int64_t{seqlen_k}));
@@ -256,7 +251,7 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_mma_ke
         s_l[warp][g] = l;
     }
     __syncthreads();
-    write_rows<Element, kHeadDim, kRows>(p, s_acc, s_m, s_l, split, b, kv_head, row0);
+    write_rows<Element, kHeadDim, kRows>(p, cta, s_acc, s_m, s_l);
 }
 
 }  // namespace flashattn::decode
