@@ -38,10 +38,58 @@ const ROWS_PER_CTA: usize = 8;
 /// KV heads) 16 parts of 32 keys took 7.8 us, 8 of 64 9.3 us, 32 of 16 7.9 us.
 const MIN_KEYS_PER_SPLIT: usize = 32;
 
-/// Decode CTAs an SM that keep the memory busy (see [`decode_splits`]): one of the tensor-core
-/// kernel (head dims up to 128), two of the lane kernel (256).
-fn busy_ctas_per_sm(head_dim: usize) -> usize {
-    if head_dim <= 128 { 1 } else { 2 }
+/// The split kernel a head dim runs on (cuda-src/decode/decode_kernel.cuh's `launch_decode`):
+/// the tensor-core kernel up to head dim 128, the lane kernel above.
+#[derive(Clone, Copy)]
+enum SplitKernel {
+    TensorCore,
+    Lanes,
+}
+
+impl SplitKernel {
+    fn for_head_dim(head_dim: usize) -> Self {
+        if head_dim <= 128 {
+            SplitKernel::TensorCore
+        } else {
+            SplitKernel::Lanes
+        }
+    }
+
+    /// CTAs an SM that keep the memory busy (see [`decode_splits`]).
+    fn busy_ctas_per_sm(self) -> usize {
+        match self {
+            SplitKernel::TensorCore => 1,
+            SplitKernel::Lanes => 2,
+        }
+    }
+
+    /// Shared memory of one CTA, plus the 1 KB the hardware reserves per CTA: the tensor-core
+    /// kernel's K/V rings (decode/mma_kernel.cuh, `MmaDecodeTraits`: four warps, each with two
+    /// to four buffers of a 16-key block, as many as 48 KB hold), which the merge reuses, and 256
+    /// bytes of per-warp softmax state; the lane kernel's 32 KB ring and the same state.
+    fn smem_per_cta(self, head_dim: usize) -> usize {
+        const STATE: usize = 256;
+        const RESERVED: usize = 1024;
+        match self {
+            SplitKernel::TensorCore => {
+                let stage = 2 * 16 * head_dim * 2;
+                let stages = (48 * 1024 / (4 * stage)).clamp(2, 4);
+                4 * stages * stage + STATE + RESERVED
+            }
+            SplitKernel::Lanes => 32 * 1024 + STATE + RESERVED,
+        }
+    }
+
+    /// CTAs of 128 threads an SM's registers allow: three of the tensor-core kernel (its launch
+    /// bound; 168 a thread), four or two of the lane kernel (ptxas: about 128 a thread up to four
+    /// rows a CTA, 255 for eight).
+    fn ctas_by_registers(self, rows: usize) -> usize {
+        match self {
+            SplitKernel::TensorCore => 3,
+            SplitKernel::Lanes if rows > 4 => 2,
+            SplitKernel::Lanes => 4,
+        }
+    }
 }
 
 /// Sizes and options of a decode call.
@@ -125,44 +173,20 @@ pub fn decode_splits(params: &DecodeParams, device: &DeviceFacts) -> usize {
         return n;
     }
     let ctas = params.batch * params.heads_kv * params.row_blocks();
-    let busy =
-        device.sm_count * decode_ctas_per_sm(params, device).min(busy_ctas_per_sm(params.head_dim));
+    let busy_per_sm = SplitKernel::for_head_dim(params.head_dim).busy_ctas_per_sm();
+    let busy = device.sm_count * decode_ctas_per_sm(params, device).min(busy_per_sm);
     let fill = (busy / ctas.max(1)).max(1);
     let most = params.seqlen_k.div_ceil(MIN_KEYS_PER_SPLIT);
     fill.min(most).clamp(1, 1024)
 }
 
-/// Shared memory of one decode CTA, plus the 1 KB the hardware reserves per CTA: up to head dim
-/// 128 the tensor-core kernel's K/V rings (decode/mma_kernel.cuh, `MmaDecodeTraits`: four warps,
-/// each with two to four buffers of a 16-key block, as many as 48 KB hold), which the merge
-/// reuses, and 256 bytes of per-warp softmax state; at 256 the lane kernel's 32 KB ring.
-fn decode_cta_smem(head_dim: usize) -> usize {
-    const STATE: usize = 256;
-    const RESERVED: usize = 1024;
-    if head_dim <= 128 {
-        let stage = 2 * 16 * head_dim * 2;
-        let stages = (48 * 1024 / (4 * stage)).clamp(2, 4);
-        4 * stages * stage + STATE + RESERVED
-    } else {
-        32 * 1024 + STATE + RESERVED
-    }
-}
-
-/// Resident decode CTAs per SM, 128 threads each: the registers allow three of the tensor-core
-/// kernel (its launch bound; 168 a thread), and four or two of the lane kernel (ptxas: about 128
-/// a thread up to four rows a CTA, 255 for eight); and the SM's shared memory (its per-block
-/// opt-in limit and the 1 KB reserved) must hold them.
+/// Resident decode CTAs per SM: as many as the registers allow and the SM's shared memory (its
+/// per-block opt-in limit and the 1 KB reserved) holds.
 fn decode_ctas_per_sm(params: &DecodeParams, device: &DeviceFacts) -> usize {
+    let kernel = SplitKernel::for_head_dim(params.head_dim);
     let rows = params.heads_q / params.heads_kv.max(1) * params.seqlen_q;
-    let by_registers = if params.head_dim <= 128 {
-        3
-    } else if rows > 4 {
-        2
-    } else {
-        4
-    };
-    let by_smem = (device.device_smem_per_block + 1024) / decode_cta_smem(params.head_dim);
-    by_registers.min(by_smem).max(1)
+    let by_smem = (device.device_smem_per_block + 1024) / kernel.smem_per_cta(params.head_dim);
+    kernel.ctas_by_registers(rows).min(by_smem).max(1)
 }
 
 /// f32 elements of workspace a call with `num_splits` parts needs (0 for one part).
