@@ -156,7 +156,7 @@ def self_test():
     assert cold_set_count(s512, 50 << 20, 1 << 20) == 2
     assert cold_set_count(sh("bf16", 2, 16, 8192, 128, False), 50 << 20, 80 << 30) == 2
     shapes = load_shapes(os.path.join(HERE, "suites.json"))
-    assert len(shapes) == 152 and len({shape_key(s) for _, s in shapes}) == 152
+    assert len(shapes) == 165 and len({shape_key(s) for _, s in shapes}) == 165
     v = dict(sh("bf16", 3, 2, 7, 64, True), varlen=[3, 1, 7])
     assert shape_key(v) == "bf16 B3 H2/2 S7x7 D64 causal varlen11"
     w = dict(sh("bf16", 2, 16, 8192, 128, True), mods={"window_left": 1024})

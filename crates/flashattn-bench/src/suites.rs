@@ -35,13 +35,27 @@
 //! * `d96` — head dim 96 (Phi-3's): bf16 32 heads at 4096 tokens (causal and not) and 1024, bf16
 //!   B8 H16 S2048 (the `long` suite's D128 shape at D96), and f16 B4 H16 S512 (the seed size),
 //!   causal and not.
+//! * `decode-dims` — the decode path beyond the `decode` suite's head dim 128 and GQA group of
+//!   four: head dim 256 (32 query heads on 8 KV heads, and 16 heads without GQA: one row a
+//!   CTA), head dim 128 without GQA (32 heads), head dim 64 (32 on 8); each at batch 1 x 32768
+//!   keys, batch 8 x 4096 and batch 64 x 4096, contiguous, and head dim 256 batch 8 x 4096 in
+//!   pages of 16.
 
 use crate::report::{ScoreMods, Shape};
 use serde::{Deserialize, Serialize};
 
 /// Names accepted by [`suite`], in the order `all` concatenates them.
-pub const SUITE_NAMES: [&str; 9] = [
-    "seed", "long", "sweep", "masks", "decode", "varlen", "causal", "short", "d96",
+pub const SUITE_NAMES: [&str; 10] = [
+    "seed",
+    "long",
+    "sweep",
+    "masks",
+    "decode",
+    "varlen",
+    "causal",
+    "short",
+    "d96",
+    "decode-dims",
 ];
 
 /// The `varlen` suite's sequence lengths: drawn once from 64..=4096 with Python's
@@ -185,6 +199,24 @@ fn short() -> Vec<Shape> {
     v
 }
 
+fn decode_dims() -> Vec<Shape> {
+    let mut v = Vec::new();
+    for (heads, head_dim) in [
+        ((32, 8), 256),
+        ((16, 16), 256),
+        ((32, 32), 128),
+        ((32, 8), 64),
+    ] {
+        for (batch, seqlen_k) in [(1, 32768), (8, 4096), (64, 4096)] {
+            v.push(Shape::decode(
+                "bf16", batch, heads, seqlen_k, head_dim, None,
+            ));
+        }
+    }
+    v.push(Shape::decode("bf16", 8, (32, 8), 4096, 256, Some(16)));
+    v
+}
+
 fn d96() -> Vec<Shape> {
     let bf16 = |b, h, s, causal| Shape::self_attention("bf16", b, h, s, 96, causal);
     let f16 = |causal| Shape::self_attention("f16", 4, 16, 512, 96, causal);
@@ -247,6 +279,7 @@ fn named(name: &str) -> Option<Vec<Shape>> {
         "varlen" => Some(varlen()),
         "short" => Some(short()),
         "d96" => Some(d96()),
+        "decode-dims" => Some(decode_dims()),
         _ => None,
     }
 }
@@ -342,10 +375,12 @@ mod tests {
         // `long` and `causal`.
         // Head dim 96: six shapes no other suite has.
         assert_eq!(suite("d96").unwrap().len(), 6);
-        assert_eq!(suite("all").unwrap().len(), 152);
+        // Head dims 256/128/64 x three sizes, and head dim 256 in pages of 16.
+        assert_eq!(suite("decode-dims").unwrap().len(), 13);
+        assert_eq!(suite("all").unwrap().len(), 165);
         assert!(suite("nope").is_none());
         let entries = suite_entries("all").unwrap();
-        assert_eq!(entries.len(), 152);
+        assert_eq!(entries.len(), 165);
         assert_eq!(entries.iter().filter(|e| e.suite == "sweep").count(), 9);
         assert_eq!(suite_entries("sweep").unwrap().len(), 12);
         // A shape shared by two named suites runs once, under the first.

@@ -40,8 +40,8 @@ enum Job {
 
 #[derive(Args)]
 struct SuiteArgs {
-    /// Suites, comma-separated (seed, long, sweep, masks, decode, varlen, causal, short, all; see
-    /// flashattn_bench::suites); a shape listed by several runs once.
+    /// Suites, comma-separated (seed, long, sweep, masks, decode, varlen, causal, short, d96,
+    /// decode-dims, all; see flashattn_bench::suites); a shape listed by several runs once.
     #[arg(long = "suite", value_delimiter = ',', default_value = "seed,long", value_parser = parse_suite_name)]
     suites: Vec<String>,
     /// Only these shapes of the suites, by key (as the reports print them, e.g. `bf16 B8 H32/8
@@ -522,7 +522,7 @@ mod tests {
         };
         assert_eq!(tune.suites.suites, ["all"]);
         assert_eq!(tune.iters, 5);
-        assert_eq!(entries(&tune.suites).len(), 152);
+        assert_eq!(entries(&tune.suites).len(), 165);
         let some = "bf16 B1 H32/8 S1x512 D128 decode,bf16 B8 H32/8 S1x512 D128 decode page16,nope";
         let args = [
             "run",
