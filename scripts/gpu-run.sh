@@ -157,7 +157,7 @@ for step in $steps; do
       # shape ncu_stalls.py's summary (stalls by reason, by opcode, the worst instructions) comes
       # back; the details and the per-instruction CSV (xz) travel in logs.tar.gz. PROFILE_KERNELS (a
       # regex of kernel names; default the forward kernels) and PROFILE_LAUNCHES (default 1) pick
-      # others, e.g. 'decode_kernel|combine_kernel' with 2 for a decode call's split and combine.
+      # others, e.g. 'decode_mma_kernel|combine_kernel' with 2 for a decode call's split and combine.
       ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
       stalls=dist/gpu/ncu_stalls.py; [ -f "$stalls" ] || stalls=crates/flashattn-bench/python/ncu_stalls.py
       IFS=';' read -r -a profile_shapes <<< "${PROFILE_SHAPES:-bf16 B8 H16/16 S2048x2048 D128}"

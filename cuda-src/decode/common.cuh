@@ -1,6 +1,7 @@
-// What both split kernels of decode share (decode_kernel.cuh's lane kernel, mma_kernel.cuh's
-// tensor-core one): element packing, the KV cache's addressing, and the CTA's last step, which
-// merges its warps' softmax states per row and writes O and LSE or the split's partial result.
+// The units of decode's split kernel (mma_kernel.cuh) that are not its mainloop: element packing
+// (the combine kernel's too), the KV cache's addressing, the CTA's place in the grid, and its last
+// step, which merges its warps' softmax states per row and writes O and LSE or the split's
+// partial result.
 //
 // A CTA serves kRows rows of one KV head's query group: row r is query (r / group) of query head
 // (kv_head * group + r % group), so the rows of one query position are adjacent and a causal
@@ -162,17 +163,14 @@ struct SplitCta {
 // logits (s_m, -inf where it saw no key), its sum of exponentials relative to that maximum (s_l)
 // and its O row on the same scale, not yet divided (s_acc). The warps are merged per row; one split
 // writes O and LSE, a split of several its partial O and LSE to the workspace for combine_kernel.
-template <typename Element, int kHeadDim, int kRows>
+template <typename Element, int kHeadDim, int kRows, int kRowStride>
 __device__ __forceinline__ void write_rows(const FlashAttnDecodeParams &p, const SplitCta<kRows> &cta,
-                                           const float (*s_acc)[kRows][kHeadDim], const float (*s_m)[kRows],
+                                           const float (*s_acc)[kRows][kRowStride], const float (*s_m)[kRows],
                                            const float (*s_l)[kRows]) {
     constexpr int kChunks = kHeadDim / kChunk;
     constexpr int kElem = sizeof(Element);
-    // group and total_rows recomputed rather than read from cta: read, they changed the split
-    // kernels' machine code, which moving this step here from the lane kernel left as it was.
-    const int group = p.heads_q / p.heads_kv;
-    const int total_rows = group * p.seqlen_q;
     const int split = cta.split, b = cta.b, kv_head = cta.kv_head, row0 = cta.row0;
+    const int group = cta.group, total_rows = cta.total_rows;
     const bool single = p.num_splits == 1;
     for (int item = threadIdx.x; item < kRows * kChunks; item += kThreads) {
         const int r = item / kChunks, c = item % kChunks;

@@ -46,7 +46,8 @@ bool launchable(const FlashAttnDecodeParams &p) {
 extern "C" int64_t flashattn_decode_workspace_floats(int32_t batch, int32_t seqlen_q, int32_t heads_q,
                                                       int32_t head_dim, int32_t num_splits) {
     if (batch <= 0 || seqlen_q <= 0 || heads_q <= 0 || head_dim <= 0 || num_splits <= 1) return 0;
-    // Partial O and LSE per split and row (decode_kernel.cuh writes this layout).
+    // Partial O and LSE per split and row (the layout common.cuh's write_rows writes and
+    // decode_kernel.cuh's combine reads).
     return int64_t{num_splits} * batch * heads_q * seqlen_q * (int64_t{head_dim} + 1);
 }
 

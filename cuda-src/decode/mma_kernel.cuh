@@ -1,22 +1,25 @@
-// Split-KV decode on the tensor cores, head dims 32 to 128 (decode_kernel.cuh's lane kernel
-// serves 256).
+// Split-KV decode on the tensor cores, every head dim (32 to 256).
 //
-// The lane kernel does a key's dot products and its share of P.V with FMAs, 64 of them a key and
-// lane at head dim 128 beside as many shuffles, unpacks and softmax steps: on the H200 it issues
-// an instruction in most cycles and reads K/V below the copy ceiling (call KAK,
+// The lane kernel this replaced did a key's dot products and its share of P.V with FMAs, 64 of
+// them a key and lane at head dim 128 beside as many shuffles, unpacks and softmax steps: on the
+// H200 it issued an instruction in most cycles and read K/V below the copy ceiling (call KAK,
 // docs/benchmarks/2026-11-30-h200-decode.md). Here each warp takes blocks of 16 keys and runs
-// them through m16n8k16 MMAs, with the CTA's query rows as the MMA's rows: S = Q.K^T is two n8
-// tiles per k16 step of the head dim, and P.V one k16 step over the block's keys. The CTA's eight
-// rows sit in rows g = lane / 4 of each fragment; rows g + 8 are zeros. Half of every MMA is
-// padding, which costs nothing that matters here: a block's math is a few dozen instructions a
-// warp, not the lane kernel's thousand.
+// them through m16n8k16 MMAs with the keys as the MMA's rows and the CTA's eight query rows as its
+// columns: S^T = K.Q^T is one MMA per k16 step of the head dim, and O^T += V^T.P^T one per 16
+// dims, with nothing padded. (Query rows as the MMA rows, the first version, filled half of each
+// MMA with zeros: twice the MMAs, and 168 registers a thread, three CTAs an SM, which left batch
+// 64 4-5% behind the lane kernel; call KAO.) P^T leaves the scores' accumulator layout for the B
+// operand's by one movmatrix per 8 keys.
 //
 // Each warp streams its own blocks (w, w + 4, ... of the split) with cp.async into its own ring
-// of kStages K/V buffers, swizzled for ldmatrix (sm80/primitives.cuh), so warps never wait for
-// each other until the merge; two __syncwarps order a block's copies before its reads and its
-// reads before the buffer's refill. Splits begin at multiples of 16 keys, so a block never
-// straddles a page (page sizes are multiples of 16): a paged block is one block-table read and
-// one page address, looked up a block ahead.
+// of kSlots buffers, swizzled for ldmatrix (sm80/primitives.cuh). A buffer holds a block's K or
+// its V, not both: the copies go K0, V0, K1, V1, ..., and V_j is still landing while S_j is
+// computed, so three buffers (48 KB a CTA at head dim 128, four CTAs an SM) keep as many bytes
+// in flight as two buffers of K and V together did. Warps never wait for each other until the
+// merge; __syncwarps order a buffer's copies before its reads and its reads before its refill.
+// Splits begin at multiples of 16 keys, so a block never straddles a page (page sizes are
+// multiples of 16): a paged block is one block-table read and one page address, looked up a
+// block ahead.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -33,29 +36,37 @@ namespace flashattn::decode {
 
 __host__ __device__ constexpr int clamp_int(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
+// Transposes an 8x8 matrix of 16-bit pairs held one register a lane (lane l: row l / 4, columns
+// 2(l % 4) and 2(l % 4) + 1) in registers: the scores' C layout into the B operand's.
+__device__ __forceinline__ uint32_t transpose_8x8(uint32_t x) {
+    uint32_t y;
+    asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;\n" : "=r"(y) : "r"(x));
+    return y;
+}
+
 template <typename Element_, int kHeadDim_>
 struct MmaDecodeTraits {
     using Element = Element_;
     static constexpr int kHeadDim = kHeadDim_;
     static constexpr int kChunksPerRow = kHeadDim / kChunk;
-    static constexpr int kRows = 8;        // query rows per CTA: fragment rows g = lane / 4
-    static constexpr int kBlockKeys = 16;  // a warp's block: two n8 tiles of S, one k16 step of P.V
-    static constexpr int kBlockBytes = kBlockKeys * kHeadDim * 2;  // its K, or its V
-    static constexpr int kStageBytes = 2 * kBlockBytes;
-    // Buffers in each warp's ring: as many as 48 KB a CTA holds, two to four (64 KB at head dim
-    // 128: three CTAs an SM on the H100, one on the 100 KB SMs of sm_86/89/120).
-    static constexpr int kStages = clamp_int(48 * 1024 / (kWarps * kStageBytes), 2, 4);
-    static constexpr int kRingBytes = kWarps * kStages * kStageBytes;
+    static constexpr int kRows = 8;        // query rows per CTA: the MMA's n8 columns
+    static constexpr int kBlockKeys = 16;  // a warp's block: the MMA's m16 rows of S^T, one k16 step of O^T
+    static constexpr int kBufferBytes = kBlockKeys * kHeadDim * 2;  // a block's K, or its V
+    // Buffers in each warp's ring: as many as 48 KB a CTA holds, three to eight (48 KB at head dim
+    // 128: four CTAs an SM on the H100, two on the 100 KB SMs of sm_86/89/120; 96 KB at 256).
+    static constexpr int kSlots = clamp_int(48 * 1024 / (kWarps * kBufferBytes), 3, 8);
+    static constexpr int kRingBytes = kWarps * kSlots * kBufferBytes;
     // The rings, then each warp's row maxima and sums for the merge. All of it dynamic: static
     // shared memory beside 48 KB of dynamic would need the opt-in that launch_opted_in gives only
     // above 48 KB of dynamic (call KAL: head dims 64 and 96 failed to launch with 256 bytes static).
     static constexpr int kSmemBytes = kRingBytes + 2 * kWarps * kRows * 4;
-    static constexpr int kChunksPerLane = kBlockKeys * kChunksPerRow / 32;  // 16-byte copies of K (and of V)
-    // Registers for three CTAs an SM; decode_splits (crates/flashattn/src/decode.rs) sizes the grid
-    // for one, which keeps the memory busy.
-    static constexpr int kMinCtasPerSm = 3;
-    static_assert(kHeadDim % 32 == 0 && kHeadDim <= 128, "head dims 32, 64, 96 and 128");
-    static_assert(kWarps * kRows * kHeadDim * 4 <= kRingBytes, "the warps' merge reuses the rings");
+    static constexpr int kChunksPerLane = kBlockKeys * kChunksPerRow / 32;  // 16-byte copies of a buffer
+    // Registers for four CTAs an SM (128 a thread), as many as shared memory allows up to head dim
+    // 128, and for two at 256 (ptxas: 80-128 a thread up to 128, about 220 at 256);
+    // decode_splits (crates/flashattn/src/decode.rs) sizes the grid of a small batch for two.
+    static constexpr int kMinCtasPerSm = kHeadDim <= 128 ? 4 : 2;
+    static_assert(kHeadDim % 32 == 0 && kHeadDim <= 256, "head dims 32 to 256, multiples of 32");
+    static_assert(kWarps * kRows * (kHeadDim + 4) * 4 <= kRingBytes, "the warps' merge reuses the rings");
 };
 
 template <typename Traits>
@@ -64,11 +75,11 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_mma_ke
     using MmaT = sm80::Mma<Element>;
     using PagedKey = KvCache::PagedKey;
     constexpr int kHeadDim = Traits::kHeadDim, kCPR = Traits::kChunksPerRow, kRows = Traits::kRows;
-    constexpr int kBlockKeys = Traits::kBlockKeys, kStages = Traits::kStages;
+    constexpr int kBlockKeys = Traits::kBlockKeys, kSlots = Traits::kSlots;
     constexpr int kElem = sizeof(Element);
 
-    // As the lane kernel: dependents in early only when a combine follows; nothing read before
-    // the kernel ahead on the stream is done.
+    // The combine kernel, when one follows, may get resident while this grid's last CTAs run;
+    // nothing is read before the kernel ahead on the stream is done (common/launch.cuh).
     if (p.num_splits > 1) allow_dependent_launch();
     wait_for_prerequisite_grids();
     const SplitCta<kRows> cta(p);
@@ -91,167 +102,204 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_mma_ke
     const int my_blocks = (n_blocks - warp + kWarps - 1) / kWarps;  // blocks warp, warp + kWarps, ...
     const auto block_key = [&](int j) { return key_begin + (warp + kWarps * j) * kBlockKeys; };
 
-    // Q's row g as the A operand, raw (the scale goes into the exponent, as in the forward
-    // kernels): registers 0 and 2 of each k16 step, rows g + 8 (registers 1 and 3) zero.
-    const int rr = row0 + g;
-    const bool row_real = rr < total_rows;
-    uint32_t qa[kHeadDim / 16][4];
+    // Q^T as the B operand of S^T, raw (the scale goes into the exponent, as in the forward
+    // kernels): column g is row row0 + g, registers {dims 16 ks + 2t.., dims 16 ks + 8 + 2t..}.
+    uint32_t qb[kHeadDim / 16][2];
     {
-        const int i = row_real ? rr / group : 0, h = kv_head * group + (row_real ? rr % group : 0);
+        const int rr = row0 + g;
+        const bool real = rr < total_rows;
+        const int i = real ? rr / group : 0, h = kv_head * group + (real ? rr % group : 0);
         const Element *q_row = static_cast<const Element *>(p.q) + b * p.q_batch_stride + int64_t{i} * p.q_row_stride +
                                int64_t{h} * p.q_head_stride;
 #pragma unroll
         for (int ks = 0; ks < kHeadDim / 16; ++ks) {
-            qa[ks][0] = row_real ? *reinterpret_cast<const uint32_t *>(q_row + ks * 16 + 2 * t) : 0u;
-            qa[ks][2] = row_real ? *reinterpret_cast<const uint32_t *>(q_row + ks * 16 + 8 + 2 * t) : 0u;
-            qa[ks][1] = qa[ks][3] = 0u;
+            qb[ks][0] = real ? *reinterpret_cast<const uint32_t *>(q_row + ks * 16 + 2 * t) : 0u;
+            qb[ks][1] = real ? *reinterpret_cast<const uint32_t *>(q_row + ks * 16 + 8 + 2 * t) : 0u;
         }
     }
-    // Causal is bottom-right aligned: query i sees keys j <= i + seqlen_k - seqlen_q.
-    const int last_key = !row_real ? -1 : p.causal ? rr / group + seqlen_k - p.seqlen_q : seqlen_k - 1;
+    // This lane's score columns are rows row0 + 2t + c, c = 0, 1; the last key each sees (causal
+    // is bottom-right aligned: query i sees keys j <= i + seqlen_k - seqlen_q; -1 for no row).
+    int last_key[2];
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+        const int rr = row0 + 2 * t + c;
+        last_key[c] = rr >= total_rows ? -1 : p.causal ? rr / group + seqlen_k - p.seqlen_q : seqlen_k - 1;
+    }
     const float scale_log2 = p.softmax_scale * kLog2e;
 
-    // The warp's ring and each lane's part of a block's copies: chunk lane + 32 i of the block's
-    // 16 x kCPR chunks, key (lane + 32 i) / kCPR, column (lane + 32 i) % kCPR.
-    const uint32_t ring = sm80::smem_addr(smem) + static_cast<uint32_t>(warp * kStages * Traits::kStageBytes);
-    const auto k_buffer = [&](int stage) { return ring + static_cast<uint32_t>(stage * Traits::kStageBytes); };
-    const auto v_buffer = [&](int stage) { return k_buffer(stage) + static_cast<uint32_t>(Traits::kBlockBytes); };
+    // The warp's ring. Buffer n of the copies (K of block n / 2 when n is even, its V when odd)
+    // lands in slot n % kSlots; each lane copies chunks lane + 32 i of the buffer's 16 x kCPR,
+    // key (lane + 32 i) / kCPR, column (lane + 32 i) % kCPR.
+    const uint32_t ring = sm80::smem_addr(smem) + static_cast<uint32_t>(warp * kSlots * Traits::kBufferBytes);
+    const auto slot_at = [&](int slot) { return ring + static_cast<uint32_t>(slot * Traits::kBufferBytes); };
     const KvCache cache(p, b, kv_head, kElem, 0);
-    uint32_t hidden = 0;  // bit s: buffer s holds a block whose page is not one of the cache's (skipped)
-    const auto issue = [&](int j, PagedKey at) {
-        const int stage = j % kStages, key0 = block_key(j);
-        const char *k_src, *v_src;
-        bool inside = true;
-        if (cache.table) {
-            inside = cache.locate(at, k_src, v_src);
-        } else {
-            k_src = KvCache::step_by(cache.k, static_cast<uint32_t>(key0), cache.k_row);
-            v_src = KvCache::step_by(cache.v, static_cast<uint32_t>(key0), cache.v_row);
-        }
-        hidden = (hidden & ~(1u << stage)) | (static_cast<uint32_t>(!inside) << stage);
+    const auto copy_buffer = [&](int slot, const char *src, int64_t row_stride, bool inside, int key0) {
 #pragma unroll
         for (int i = 0; i < Traits::kChunksPerLane; ++i) {
             const int chunk = lane + 32 * i, key = chunk / kCPR, column = chunk % kCPR;
             const bool present = inside && key0 + key < key_end;
             const uint32_t at = static_cast<uint32_t>(sm80::swizzle<kCPR>(key, column) * 2);
-            sm80::cp_async_16(k_buffer(stage) + at, KvCache::step_by(k_src, key, cache.k_row) + column * 16, present);
-            sm80::cp_async_16(v_buffer(stage) + at, KvCache::step_by(v_src, key, cache.v_row) + column * 16, present);
+            sm80::cp_async_16(slot_at(slot) + at, KvCache::step_by(src, key, row_stride) + column * 16, present);
         }
     };
     const auto look_up = [&](int j) {
         return cache.table && j < my_blocks ? cache.look_up(block_key(j), key_end) : PagedKey{};
     };
-
-    // The first kStages - 1 blocks: their block-table entries read together, then their copies.
-    {
-        PagedKey first[kStages - 1];
-#pragma unroll
-        for (int j = 0; j < kStages - 1; ++j) first[j] = look_up(j);
-#pragma unroll
-        for (int j = 0; j < kStages - 1; ++j) {
-            if (j < my_blocks) issue(j, first[j]);
-            sm80::cp_async_commit();
+    // A block's K is copied first: its page is located then, and its V's source kept for the copy
+    // that follows. A block whose page is not one of the cache's lands as zeros with its bit in
+    // `hidden` (bit j % 32; at most four blocks are in flight) set, and its keys are skipped.
+    PagedKey pending = look_up(0);  // the next block's table entry, read before its copies are issued
+    const char *v_source = nullptr;
+    bool v_inside = true;
+    uint32_t hidden = 0;
+    const auto copy_k = [&](int j, int slot) {
+        if (j >= my_blocks) return;
+        const int key0 = block_key(j);
+        const char *k_src;
+        bool inside = true;
+        if (cache.table) {
+            inside = cache.locate(pending, k_src, v_source);
+            pending = look_up(j + 1);
+        } else {
+            k_src = KvCache::step_by(cache.k, static_cast<uint32_t>(key0), cache.k_row);
+            v_source = KvCache::step_by(cache.v, static_cast<uint32_t>(key0), cache.v_row);
         }
-    }
-    PagedKey pending = look_up(kStages - 1);  // read a block before its copies are issued
-
-    // ldmatrix lanes (sm80/fwd_kernel.cuh's): K as the B operand of S (x4: both n8 tiles, chunks k
-    // and k + 1), V transposed as the B operand of P.V (x4: the 16 keys, two d8 tiles).
-    const sm80::SwizzledLane<kCPR> k_lane(lane % 8 + (lane / 16) * 8, (lane / 8) % 2);
-    const sm80::SwizzledLane<kCPR> v_lane(lane % 8 + ((lane / 8) % 2) * 8, lane / 16);
-    // Row g's running maximum (raw score units) and this lane's part of its sum (its four keys of
-    // each block; the row's four lanes add theirs at the end), and O's fragments.
-    float m = -CUDART_INF_F, l = 0.f;
-    float acc_o[kHeadDim / 8][4];
-#pragma unroll
-    for (int dt = 0; dt < kHeadDim / 8; ++dt)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc_o[dt][e] = 0.f;
-
-    for (int j = 0; j < my_blocks; ++j) {
-        __syncwarp();  // every lane is done reading block j - 1, whose buffer block j + kStages - 1 takes
-        if (j + kStages - 1 < my_blocks) {
-            issue(j + kStages - 1, pending);
-            pending = look_up(j + kStages);
+        v_inside = inside;
+        hidden = (hidden & ~(1u << (j % 32))) | (static_cast<uint32_t>(!inside) << (j % 32));
+        copy_buffer(slot, k_src, cache.k_row, inside, key0);
+    };
+    const auto copy_v = [&](int j, int slot) {
+        if (j < my_blocks) copy_buffer(slot, v_source, cache.v_row, v_inside, block_key(j));
+    };
+    // Copy n (K of block n / 2 when n is even, its V when odd) into `slot`, its own commit group.
+    const auto copy = [&](int n, int slot) {
+        if (n % 2 == 0) {
+            copy_k(n / 2, slot);
+        } else {
+            copy_v(n / 2, slot);
         }
         sm80::cp_async_commit();
-        sm80::cp_async_wait<kStages - 1>();
-        __syncwarp();  // every lane's copies of block j have landed
-        const int stage = j % kStages, key0 = block_key(j);
-        const bool block_hidden = (hidden >> stage) & 1u;
+    };
+    const auto next_slot = [](int slot, int step) { return slot + step >= kSlots ? slot + step - kSlots : slot + step; };
 
-        float s[2][4] = {};
+    // The first kSlots - 1 copies.
+#pragma unroll
+    for (int n = 0; n < kSlots - 1; ++n) copy(n, n);
+
+    // ldmatrix lanes (matrices: keys 0-7 and 8-15 of one chunk pair, in the A operand's order): K
+    // as the A operand of S^T (chunks 2 ks and 2 ks + 1 of the block's keys), V transposed as the
+    // A operand of O^T (16 dims of the block's keys).
+    const sm80::SwizzledLane<kCPR> k_lane(lane % 8 + ((lane / 8) % 2) * 8, lane / 16);
+    const sm80::SwizzledLane<kCPR> v_lane(lane % 8 + (lane / 16) * 8, (lane / 8) % 2);
+    // Per column c (row row0 + 2t + c): the running maximum in raw score units and this lane's
+    // part of the sum (keys g and g + 8 of each block; the column's eight lanes add theirs at the
+    // end). O^T's fragments: dims 16 i + g (registers 0, 1) and 16 i + g + 8 (2, 3), columns 0, 1.
+    float m[2] = {-CUDART_INF_F, -CUDART_INF_F}, l[2] = {0.f, 0.f};
+    float acc_o[kHeadDim / 16][4];
+#pragma unroll
+    for (int i = 0; i < kHeadDim / 16; ++i)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc_o[i][e] = 0.f;
+
+    // Copy n = 2j + kSlots - 1 goes where copy 2j - 1 (V_{j - 1}) was, and 2j + kSlots where
+    // K_j was; k_slot = 2j % kSlots.
+    int k_slot = 0;
+    for (int j = 0; j < my_blocks; ++j) {
+        const int key0 = block_key(j);
+        __syncwarp();  // every lane is done reading V_{j - 1}
+        copy(2 * j + kSlots - 1, k_slot == 0 ? kSlots - 1 : k_slot - 1);
+        sm80::cp_async_wait<kSlots - 1>();
+        __syncwarp();  // every lane's copies of K_j have landed
+
+        // S^T: keys key0 + g + 8h in register 2h + c, columns c. Two accumulators, even and odd
+        // k16 steps, halve the chain of dependent MMAs.
+        float s[4] = {}, s_odd[4] = {};
 #pragma unroll
         for (int ks = 0; ks < kHeadDim / 16; ++ks) {
-            uint32_t bk[4];
-            sm80::ldmatrix_x4(bk, k_buffer(stage) + k_lane.at(ks * 2));
-            MmaT::run(s[0], qa[ks], bk[0], bk[1]);
-            MmaT::run(s[1], qa[ks], bk[2], bk[3]);
+            uint32_t ka[4];
+            sm80::ldmatrix_x4(ka, slot_at(k_slot) + k_lane.at(ks * 2));
+            MmaT::run(ks % 2 == 0 ? s : s_odd, ka, qb[ks][0], qb[ks][1]);
         }
-        // Row g's scores of keys key0 + 8 nt + 2 t + e; masked ones -inf.
-        float block_max = -CUDART_INF_F;
 #pragma unroll
-        for (int nt = 0; nt < 2; ++nt)
+        for (int e = 0; e < 4; ++e) s[e] += s_odd[e];
+        const bool block_hidden = (hidden >> (j % 32)) & 1u;
+        float weight[4];
 #pragma unroll
-            for (int e = 0; e < 2; ++e) {
-                const int key = key0 + nt * 8 + 2 * t + e;
-                const bool visible = !block_hidden && key < key_end && key <= last_key;
-                s[nt][e] = visible ? s[nt][e] : -CUDART_INF_F;
-                block_max = fmaxf(block_max, s[nt][e]);
+        for (int c = 0; c < 2; ++c) {
+            float block_max = -CUDART_INF_F;
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int key = key0 + g + 8 * h;
+                const bool visible = !block_hidden && key < key_end && key <= last_key[c];
+                s[2 * h + c] = visible ? s[2 * h + c] : -CUDART_INF_F;
+                block_max = fmaxf(block_max, s[2 * h + c]);
             }
-        block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 1));
-        block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 2));
-        const float m_new = fmaxf(m, block_max);
-        const float offset = sm80::exponent_offset(m_new, scale_log2);
-        const bool moved = m_new > m;
-        const float rescale = sm80::exp2_from_offset(m, scale_log2, offset);  // 0 from m = -inf; 1 unless moved
-        float weight[2][2], sum = 0.f;
+            block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 4));
+            block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 8));
+            block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 16));
+            const float m_new = fmaxf(m[c], block_max);
+            const float offset = sm80::exponent_offset(m_new, scale_log2);
+            const float rescale = sm80::exp2_from_offset(m[c], scale_log2, offset);  // 0 from m = -inf; 1 unless moved
+            weight[c] = sm80::exp2_from_offset(s[c], scale_log2, offset);
+            weight[2 + c] = sm80::exp2_from_offset(s[2 + c], scale_log2, offset);
+            l[c] = l[c] * rescale + weight[c] + weight[2 + c];
+            if (__any_sync(0xffffffffu, m_new > m[c])) {
 #pragma unroll
-        for (int nt = 0; nt < 2; ++nt)
-#pragma unroll
-            for (int e = 0; e < 2; ++e) {
-                weight[nt][e] = sm80::exp2_from_offset(s[nt][e], scale_log2, offset);
-                sum += weight[nt][e];
+                for (int i = 0; i < kHeadDim / 16; ++i) {
+                    acc_o[i][c] *= rescale;
+                    acc_o[i][2 + c] *= rescale;
+                }
             }
-        l = l * rescale + sum;
-        m = m_new;
-        if (__any_sync(0xffffffffu, moved)) {
-#pragma unroll
-            for (int dt = 0; dt < kHeadDim / 8; ++dt) {
-                acc_o[dt][0] *= rescale;
-                acc_o[dt][1] *= rescale;
-            }
+            m[c] = m_new;
         }
-        // P.V: the two n8 tiles of S, packed, are the A operand of the block's k16 step (rows g + 8
-        // zero); absent keys' V rows landed as zeros and their weights are 0.
-        const uint32_t pa[4] = {MmaT::pack(weight[0][0], weight[0][1]), 0u, MmaT::pack(weight[1][0], weight[1][1]), 0u};
+        // P^T as the B operand of O^T: keys 2t.. and 2t + 8.. of column g, from the accumulator's
+        // keys g and g + 8 of columns 2t, 2t + 1.
+        const uint32_t pb0 = transpose_8x8(MmaT::pack(weight[0], weight[1]));
+        const uint32_t pb1 = transpose_8x8(MmaT::pack(weight[2], weight[3]));
+
+        __syncwarp();  // every lane is done reading K_j
+        copy(2 * j + kSlots, k_slot);
+        const int v_slot = next_slot(k_slot, 1);
+        sm80::cp_async_wait<kSlots - 1>();
+        __syncwarp();  // every lane's copies of V_j have landed
+        // Absent keys' V rows landed as zeros and their weights are 0.
 #pragma unroll
-        for (int dt = 0; dt < kHeadDim / 8; dt += 2) {
-            uint32_t bv[4];
-            sm80::ldmatrix_x4_trans(bv, v_buffer(stage) + v_lane.at(dt));
-            MmaT::run(acc_o[dt], pa, bv[0], bv[1]);
-            MmaT::run(acc_o[dt + 1], pa, bv[2], bv[3]);
+        for (int i = 0; i < kHeadDim / 16; ++i) {
+            uint32_t va[4];
+            sm80::ldmatrix_x4_trans(va, slot_at(v_slot) + v_lane.at(2 * i));
+            MmaT::run(acc_o[i], va, pb0, pb1);
         }
+        k_slot = next_slot(k_slot, 2);
     }
     sm80::cp_async_wait<0>();  // only empty groups can remain; none may land in the merge area
-    l += __shfl_xor_sync(0xffffffffu, l, 1);
-    l += __shfl_xor_sync(0xffffffffu, l, 2);
+#pragma unroll
+    for (int c = 0; c < 2; ++c)
+#pragma unroll
+        for (int mask = 4; mask < 32; mask *= 2) l[c] += __shfl_xor_sync(0xffffffffu, l[c], mask);
 
     // The warps' states through shared memory (the rings' bytes, once every warp is past its own),
     // the maximum in base-2 logits as write_rows takes it.
     __syncthreads();
-    float(*s_acc)[kRows][kHeadDim] = reinterpret_cast<float(*)[kRows][kHeadDim]>(smem);
+    // Rows padded by four floats: a lane's column pair 2t, 2t + 1 lands in banks 8t + g + 4c, so
+    // the warp's transposed stores do not conflict.
+    constexpr int kRowStride = kHeadDim + 4;
+    float(*s_acc)[kRows][kRowStride] = reinterpret_cast<float(*)[kRows][kRowStride]>(smem);
 #pragma unroll
-    for (int dt = 0; dt < kHeadDim / 8; ++dt) {
-        s_acc[warp][g][dt * 8 + 2 * t] = acc_o[dt][0];
-        s_acc[warp][g][dt * 8 + 2 * t + 1] = acc_o[dt][1];
-    }
-    if (t == 0) {
-        s_m[warp][g] = m == -CUDART_INF_F ? -CUDART_INF_F : sm80::exponent_offset(m, scale_log2);
-        s_l[warp][g] = l;
+    for (int i = 0; i < kHeadDim / 16; ++i)
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+            s_acc[warp][2 * t + c][16 * i + g] = acc_o[i][c];
+            s_acc[warp][2 * t + c][16 * i + g + 8] = acc_o[i][2 + c];
+        }
+    if (g == 0) {
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+            s_m[warp][2 * t + c] = m[c] == -CUDART_INF_F ? -CUDART_INF_F : sm80::exponent_offset(m[c], scale_log2);
+            s_l[warp][2 * t + c] = l[c];
+        }
     }
     __syncthreads();
-    write_rows<Element, kHeadDim, kRows>(p, cta, s_acc, s_m, s_l);
+    write_rows<Element, kHeadDim, kRows, kRowStride>(p, cta, s_acc, s_m, s_l);
 }
 
 }  // namespace flashattn::decode

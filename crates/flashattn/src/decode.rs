@@ -28,68 +28,35 @@ use crate::problem::{
     check_output_does_not_self_overlap, required_len,
 };
 
-/// Query rows per decode CTA at most (the kernel's largest row tile): a GQA group times
-/// seqlen_q above this is served by several CTAs per KV head.
+/// Query rows per decode CTA (the split kernel's MMA columns): a GQA group times seqlen_q above
+/// this is served by several CTAs per KV head.
 const ROWS_PER_CTA: usize = 8;
-/// A part of the key range is at least this many keys (two 16-key blocks of the tensor-core
-/// kernel, two 16-key steps of the lane kernel at head dim 128): a part's time is mostly the
-/// latency of its first copies, so short caches want many short parts, down to where the combine
-/// step costs more than they gain. On the H100 (2026-11-26, the lane kernel, batch 1, 512 keys, 8
-/// KV heads) 16 parts of 32 keys took 7.8 us, 8 of 64 9.3 us, 32 of 16 7.9 us.
+/// A part of the key range is at least this many keys (two of the split kernel's 16-key blocks):
+/// a part's time is mostly the latency of its first copies, so short caches want many short
+/// parts, down to where the combine step costs more than they gain. On the H100 (2026-11-26, the
+/// CUDA-core kernel since replaced, batch 1, 512 keys, 8 KV heads) 16 parts of 32 keys took 7.8
+/// us, 8 of 64 9.3 us, 32 of 16 7.9 us.
 const MIN_KEYS_PER_SPLIT: usize = 32;
 
-/// The split kernel a head dim runs on (cuda-src/decode/decode_kernel.cuh's `launch_decode`):
-/// the tensor-core kernel up to head dim 128, the lane kernel above.
-#[derive(Clone, Copy)]
-enum SplitKernel {
-    TensorCore,
-    Lanes,
+/// CTAs an SM the split count is sized for (see [`decode_splits`]).
+const BUSY_CTAS_PER_SM: usize = 2;
+
+/// Shared memory of one split-kernel CTA plus the 1 KB the hardware reserves per CTA: four warps'
+/// rings (cuda-src/decode/mma_kernel.cuh, `MmaDecodeTraits`: three to eight buffers a warp, each a
+/// 16-key block's K or V, as many as 48 KB hold), which the merge reuses, and 256 bytes of
+/// per-warp softmax state.
+fn smem_per_cta(head_dim: usize) -> usize {
+    const STATE: usize = 256;
+    const RESERVED: usize = 1024;
+    let buffer = 16 * head_dim * 2;
+    let slots = (48 * 1024 / (4 * buffer)).clamp(3, 8);
+    4 * slots * buffer + STATE + RESERVED
 }
 
-impl SplitKernel {
-    fn for_head_dim(head_dim: usize) -> Self {
-        if head_dim <= 128 {
-            SplitKernel::TensorCore
-        } else {
-            SplitKernel::Lanes
-        }
-    }
-
-    /// CTAs an SM that keep the memory busy (see [`decode_splits`]).
-    fn busy_ctas_per_sm(self) -> usize {
-        match self {
-            SplitKernel::TensorCore => 1,
-            SplitKernel::Lanes => 2,
-        }
-    }
-
-    /// Shared memory of one CTA, plus the 1 KB the hardware reserves per CTA: the tensor-core
-    /// kernel's K/V rings (decode/mma_kernel.cuh, `MmaDecodeTraits`: four warps, each with two
-    /// to four buffers of a 16-key block, as many as 48 KB hold), which the merge reuses, and 256
-    /// bytes of per-warp softmax state; the lane kernel's 32 KB ring and the same state.
-    fn smem_per_cta(self, head_dim: usize) -> usize {
-        const STATE: usize = 256;
-        const RESERVED: usize = 1024;
-        match self {
-            SplitKernel::TensorCore => {
-                let stage = 2 * 16 * head_dim * 2;
-                let stages = (48 * 1024 / (4 * stage)).clamp(2, 4);
-                4 * stages * stage + STATE + RESERVED
-            }
-            SplitKernel::Lanes => 32 * 1024 + STATE + RESERVED,
-        }
-    }
-
-    /// CTAs of 128 threads an SM's registers allow: three of the tensor-core kernel (its launch
-    /// bound; 168 a thread), four or two of the lane kernel (ptxas: about 128 a thread up to four
-    /// rows a CTA, 255 for eight).
-    fn ctas_by_registers(self, rows: usize) -> usize {
-        match self {
-            SplitKernel::TensorCore => 3,
-            SplitKernel::Lanes if rows > 4 => 2,
-            SplitKernel::Lanes => 4,
-        }
-    }
+/// CTAs of 128 threads an SM's registers allow: the split kernel's launch bound, four up to head
+/// dim 128 (ptxas: 80-128 registers a thread), two at 256 (about 220).
+fn ctas_by_registers(head_dim: usize) -> usize {
+    if head_dim <= 128 { 4 } else { 2 }
 }
 
 /// Sizes and options of a decode call.
@@ -152,41 +119,40 @@ impl DecodeParams {
     }
 }
 
-/// The split count for a call on `device`: enough parts for one CTA an SM (the tensor-core
-/// kernel, head dims up to 128) or two (the lane kernel, 256), each part at least 32 keys, never
-/// more than 1024 parts. A batch that fills that alone gets one part.
+/// The split count for a call on `device`: enough parts for two CTAs an SM (or one, where only
+/// one fits), each part at least 32 keys, never more than 1024 parts. A batch that fills that
+/// alone gets one part.
 ///
 /// More, shorter parts than that only add partial results for the combine kernel to merge, and
-/// leave no room for it beside the split kernel. The tensor-core kernel keeps the memory busy
-/// from one CTA an SM (four warps, each with a 16-key block of K and V in flight while it
-/// computes another). Forced counts on the lent H200 (2026-11-30, call KAN, bf16, head dim 128,
-/// 32 query heads on 8 KV heads, docs/benchmarks/2026-11-30-h200-decode.md): batch 1 x 4096
-/// keys 8.14 us at 16 parts against 8.47 at 32; batch 1 x 32768 36.40 against 37.17; batch 8 x
-/// 4096 36.82 at 2 against 37.32 at 4; batch 8 x 32768 243.5 against 245.4 (in pages of 16
-/// 252.9 against 247.9, the one shape where two CTAs an SM did better); batch 8 x 512 8.42
-/// against 8.49 (one part, 7.88 us, does better still: its 16 MB stay in L2 between calls).
-/// The lane kernel's two CTAs an SM were measured on the H100 (2026-11-26, call H): batch 1 x
-/// 4096 keys 11.7 us at 32 parts against 13.9 at 64, batch 8 x 512 keys 11.3 us at 4 against
-/// 12.4 at 8.
+/// leave no room for it beside the split kernel; fewer leave the memory idle, since each warp
+/// has about one 16-key block of K and V in flight. Forced counts on the lent H200 (2026-11-30,
+/// call KAP, bf16, head dim 128, 32 query heads on 8 KV heads,
+/// docs/benchmarks/2026-11-30-h200-decode-key-rows.md): batch 1 x 4096 keys 7.76 us at 32 parts
+/// against 8.76 at 16 and 9.32 at 64; batch 1 x 32768 36.65 at 32 against 36.90 at 16; batch 8 x
+/// 512 8.24 at 4 against 9.07 at 2 and 9.50 at 8; batch 8 x 4096 37.10 at 4, 37.11 at 2; batch
+/// 8 x 32768 245.5 at 4 against 250.3 at 2 (in pages of 16 250.3 against 262.6); batch 64 x 4096
+/// 242.4 at one part against 254.4 at 2. A count whose last parts would be empty drops them
+/// (call KAR: batch 1 x 4096 keys 7.71 us at 32 parts against 7.88 at 33, the 33rd empty).
 pub fn decode_splits(params: &DecodeParams, device: &DeviceFacts) -> usize {
     if let Some(n) = params.num_splits {
         return n;
     }
     let ctas = params.batch * params.heads_kv * params.row_blocks();
-    let busy_per_sm = SplitKernel::for_head_dim(params.head_dim).busy_ctas_per_sm();
-    let busy = device.sm_count * decode_ctas_per_sm(params, device).min(busy_per_sm);
+    let busy = device.sm_count * decode_ctas_per_sm(params.head_dim, device).min(BUSY_CTAS_PER_SM);
     let fill = (busy / ctas.max(1)).max(1);
     let most = params.seqlen_k.div_ceil(MIN_KEYS_PER_SPLIT);
-    fill.min(most).clamp(1, 1024)
+    let parts = fill.min(most).clamp(1, 1024);
+    // The kernel cuts the keys into parts of whole 16-key blocks; a count whose last parts would
+    // get no key (33 over 4096 keys: 32 parts of 128) drops them.
+    let keys_per_part = params.seqlen_k.div_ceil(parts).next_multiple_of(16).max(16);
+    params.seqlen_k.div_ceil(keys_per_part).max(1)
 }
 
 /// Resident decode CTAs per SM: as many as the registers allow and the SM's shared memory (its
 /// per-block opt-in limit and the 1 KB reserved) holds.
-fn decode_ctas_per_sm(params: &DecodeParams, device: &DeviceFacts) -> usize {
-    let kernel = SplitKernel::for_head_dim(params.head_dim);
-    let rows = params.heads_q / params.heads_kv.max(1) * params.seqlen_q;
-    let by_smem = (device.device_smem_per_block + 1024) / kernel.smem_per_cta(params.head_dim);
-    kernel.ctas_by_registers(rows).min(by_smem).max(1)
+fn decode_ctas_per_sm(head_dim: usize, device: &DeviceFacts) -> usize {
+    let by_smem = (device.device_smem_per_block + 1024) / smem_per_cta(head_dim);
+    ctas_by_registers(head_dim).min(by_smem).max(1)
 }
 
 /// f32 elements of workspace a call with `num_splits` parts needs (0 for one part).
@@ -640,13 +606,19 @@ mod tests {
         let d = h100();
         // Batch 1, 8 KV heads over 32k keys: many parts.
         let p = DecodeParams::new(1, 32768, 32, 8, 128);
-        // The tensor-core kernel, one CTA an SM: 132 CTAs, 8 KV heads x 16 parts.
-        assert_eq!(decode_splits(&p, &d), 16);
+        // Two CTAs an SM: 264 CTAs, 8 KV heads x 33 parts.
+        assert_eq!(decode_splits(&p, &d), 33);
+        // 33 parts of 4096 keys would be 32 of 128 keys and an empty one.
+        assert_eq!(
+            decode_splits(&DecodeParams::new(1, 4096, 32, 8, 128), &d),
+            32
+        );
+        assert_eq!(decode_splits(&DecodeParams::new(1, 0, 32, 8, 128), &d), 1);
         assert_eq!(
             decode_splits(&DecodeParams::new(8, 32768, 32, 8, 128), &d),
-            2
+            4
         );
-        // The lane kernel (head dim 256), two CTAs an SM: 264 CTAs, 8 KV heads x 33 parts.
+        // Head dim 256 (96 KB of rings): two CTAs an SM fit, as many parts.
         assert_eq!(
             decode_splits(&DecodeParams::new(1, 32768, 32, 8, 256), &d),
             33
@@ -656,24 +628,23 @@ mod tests {
             decode_splits(&DecodeParams::new(64, 4096, 32, 8, 128), &d),
             1
         );
-        // An sm_89 GPU (L4: 58 SMs, 99 KB a block): one CTA an SM of the tensor-core kernel at
-        // head dim 128 (64 KB of rings); three of the lane kernel at head dim 256 fit, two used.
+        // An sm_89 GPU (L4: 58 SMs, 99 KB a block): two CTAs an SM at head dims 64 and 128 (48
+        // KB of rings), one at 256 (96 KB).
         let l4 = DeviceFacts::new("L4", 58, 89, 99 * 1024);
-        assert_eq!(decode_splits(&p, &l4), 58 / 8);
-        assert_eq!(
-            decode_splits(&DecodeParams::new(1, 32768, 32, 8, 256), &l4),
-            2 * 58 / 8
-        );
-        // Head dim 64: 48 KB of rings, two CTAs an SM fit on the L4, one used.
+        assert_eq!(decode_splits(&p, &l4), 2 * 58 / 8);
         assert_eq!(
             decode_splits(&DecodeParams::new(1, 32768, 32, 8, 64), &l4),
+            2 * 58 / 8
+        );
+        assert_eq!(
+            decode_splits(&DecodeParams::new(1, 32768, 32, 8, 256), &l4),
             58 / 8
         );
         // Where shared memory allows only one CTA an SM (a hypothetical 48 KB part), one an SM.
         let small = DeviceFacts::new("small", 58, 89, 48 * 1024);
         assert_eq!(decode_splits(&p, &small), 58 / 8);
         let a100 = DeviceFacts::new("A100", 108, 80, 163 * 1024);
-        assert_eq!(decode_splits(&p, &a100), 108 / 8);
+        assert_eq!(decode_splits(&p, &a100), 2 * 108 / 8);
         // Short caches are never cut below 32 keys a part.
         assert_eq!(
             decode_splits(&DecodeParams::new(1, 300, 32, 8, 128), &d),
