@@ -9,6 +9,7 @@
 #include <initializer_list>
 
 #include "common/tile_work.cuh"
+#include "common/walk_deal.cuh"
 #include "flashattn.h"
 #include "sm80/traits.cuh"
 #include "sm90/traits.cuh"
@@ -100,6 +101,11 @@ bool params_are_launchable(const FlashAttnFwdParams &p) {
     if (!p.q || !p.k || !p.v || !p.o) return false;
     if (p.batch <= 0 || p.seqlen_q <= 0 || p.seqlen_k <= 0 || p.heads_q <= 0 || p.heads_kv <= 0) return false;
     if (p.heads_q % p.heads_kv != 0) return false;
+    // The kernels' key and row arithmetic is 32-bit with up to a tile of slack past a length
+    // (common/mask.cuh); the Rust layer's MAX_SEQLEN is the same bound.
+    constexpr int32_t kMaxSeqlen = INT32_MAX - 1024;
+    if (p.seqlen_q > kMaxSeqlen || p.seqlen_k > kMaxSeqlen || p.total_q > kMaxSeqlen || p.total_k > kMaxSeqlen)
+        return false;
     // Grid y and z carry heads and batch; the causal tile renumbering counts (head, batch) pairs
     // in 32 bits.
     if (p.heads_q > 65535 || p.batch > 65535) return false;

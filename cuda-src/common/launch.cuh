@@ -117,14 +117,6 @@ enum class LaunchOrder {
     kPlain,      // after that kernel completes
 };
 
-// Launch a forward kernel over `grid` (tile_grid, or a persistent kernel's CTAs) with the tile's
-// dynamic shared memory and `args` as its argument (the params themselves, or a struct that
-// carries them), in `order` (every forward kernel begins with wait_for_prerequisite_grids, so it
-// may be launched either way); every CUDA status goes back through
-// params->cuda_error. A failed call also clears the runtime's per-thread last error: left set,
-// the next healthy launch on this thread (ours or the caller's) would read it back from
-// cudaGetLastError() and report a failure that is not its own. cudaLaunchKernelEx returns this
-// launch's own status, so no earlier error leaks in here.
 // cudaLaunchKernelEx with `config`'s dynamic shared memory opted in where it is above 48 KB: once
 // per device, remembered in `facts` (cudaFuncSetAttribute takes the context's lock; idempotent).
 // A context destroyed and created again (cudaDeviceReset, a primary context released by every

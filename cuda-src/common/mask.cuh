@@ -32,8 +32,8 @@
 
 #include <type_traits>
 
+#include "common/softmax.cuh"
 #include "flashattn.h"
-#include "sm80/primitives.cuh"
 
 namespace flashattn {
 
@@ -42,12 +42,8 @@ namespace flashattn {
 // layout): lane (g = lane / 4, t = lane % 4), register i of n8 tile nt holds
 //   row g + 8 * (i / 2) of the warp's 16-row slice, column 8 * nt + 2 * t + i % 2 of the tile.
 struct AccFrag {
-    __device__ __forceinline__ static constexpr int row(int i) { return (i / 2) * 8; }      // + g
     __device__ __forceinline__ static constexpr int col(int nt, int i) { return nt * 8 + i % 2; }  // + 2t
 };
-
-constexpr float kLog2e = 1.4426950408889634f;
-constexpr float kLn2 = 0.6931471805599453f;
 
 // The query and key counts of the sequence a tile belongs to: p.seqlen_q / p.seqlen_k for a
 // dense launch, the sequence's own for a varlen one (common/tile_work.cuh resolves them once).
@@ -165,7 +161,7 @@ __device__ __forceinline__ float softcap_tanh<__nv_bfloat16>(float x) {
 template <>
 __device__ __forceinline__ float softcap_tanh<__half>(float x) {
     // e = +inf for large x gives r = 0 and tanh = 1; e = 0 gives r = 1 and tanh = -1.
-    const float e = sm80::fast_exp2(x * (2.f * kLog2e));
+    const float e = fast_exp2(x * (2.f * kLog2e));
     float r;
     asm("rcp.approx.ftz.f32 %0, %1;\n" : "=f"(r) : "f"(1.f + e));
     const float tanh_exp = __fmaf_rn(-2.f, r, 1.f);
@@ -330,13 +326,13 @@ __device__ __forceinline__ RowFinish finish_row(float max, float sum, float exp_
         return {sum > 0.f ? 1.f / sum : 0.f, max * lse_factor, sum > 0.f ? sum : 0.f};
     }
     if (!(sum > 0.f)) return {0.f, sink, 1.f};
-    const float offset = sm80::exponent_offset(max, exp_factor);  // what `sum` is relative to
+    const float offset = exponent_offset(max, exp_factor);  // what `sum` is relative to
     const float sink2 = sink * kLog2e;
     if (sink2 <= offset) {
-        const float total = sum + sm80::fast_exp2(sink2 - offset);
+        const float total = sum + fast_exp2(sink2 - offset);
         return {1.f / total, max * lse_factor, total};
     }
-    const float f = sm80::fast_exp2(offset - sink2);
+    const float f = fast_exp2(offset - sink2);
     const float total = __fmaf_rn(sum, f, 1.f);
     return {f / total, sink, total};
 }

@@ -1,7 +1,7 @@
-// Timestamps of a kernel's phases, per CTA and tile, for the timeline probe
-// (tools/timeline/): where a tile's time goes outside its key loop (the CTA's start, the first
-// copies, the first softmax, the epilogue, the gap before the SM's next CTA), which Nsight
-// Compute sums over the whole launch but cannot place in time. Compiled in only with
+// Timestamps of a kernel's phases, per CTA and tile, for the timeline probe (probes/timeline.cu,
+// run by scripts/timeline.sh): where a tile's time goes outside its key loop (the CTA's start,
+// the first copies, the first softmax, the epilogue, the gap before the SM's next CTA), which
+// Nsight Compute sums over the whole launch but cannot place in time. Compiled in only with
 // -DFLASHATTN_TIMELINE; in the library every mark is nothing.
 #pragma once
 

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 
+#include "common/softmax.cuh"
 #include "flashattn.h"
 
 namespace flashattn::decode {
@@ -22,8 +23,8 @@ namespace flashattn::decode {
 constexpr int kWarps = 4;
 constexpr int kThreads = kWarps * 32;
 constexpr int kChunk = 8;  // elements per 16-byte load
-constexpr float kLog2e = 1.4426950408889634f;
-constexpr float kLn2 = 0.6931471805599453f;
+constexpr int kRowsPerCta = 8;  // query rows a split-kernel CTA serves: the MMAs' n8 columns
+constexpr int kBlockKeys = 16;  // keys a warp takes at a time: the MMAs' m16 rows (splits and pages align to it)
 
 __device__ __forceinline__ void unpack(const uint4 &raw, const __half *, float (&out)[kChunk]) {
     const __half2 *h = reinterpret_cast<const __half2 *>(&raw);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "decode/common.cuh"
 #include "flashattn.h"
 
 namespace flashattn::decode {
@@ -24,10 +25,19 @@ bool launchable(const FlashAttnDecodeParams &p) {
     if (p.batch <= 0 || p.batch > 65535 || p.seqlen_q <= 0 || p.seqlen_k < 0 || p.heads_q <= 0 || p.heads_kv <= 0 ||
         p.heads_q % p.heads_kv != 0 || p.num_splits <= 0 || p.num_splits > 65535)
         return false;
-    const int64_t row_blocks = (int64_t{p.heads_q / p.heads_kv} * p.seqlen_q + 7) / 8;
+    const int64_t row_blocks = (int64_t{p.heads_q / p.heads_kv} * p.seqlen_q + kRowsPerCta - 1) / kRowsPerCta;
     if (row_blocks * p.heads_kv > 65535) return false;
+    // The combine kernel's grid is one CTA a query row.
+    if (int64_t{p.batch} * p.heads_q * p.seqlen_q > INT32_MAX) return false;
+    // The split kernel's key arithmetic is 32-bit: a split's share rounded up to whole blocks,
+    // its end, and the keys of its warps' last blocks past that end.
+    const int64_t share = (int64_t{p.seqlen_k} + p.num_splits - 1) / p.num_splits;
+    const int64_t per_split = (share + kBlockKeys - 1) / kBlockKeys * kBlockKeys;
+    if (int64_t{p.seqlen_k} + p.num_splits - 1 > INT32_MAX ||
+        int64_t{p.seqlen_k} + per_split + kWarps * kBlockKeys > INT32_MAX)
+        return false;
     if (p.num_splits > 1 && !p.workspace) return false;
-    if (p.block_table && (p.page_size <= 0 || p.page_size % 16 != 0 || p.num_pages <= 0)) return false;
+    if (p.block_table && (p.page_size <= 0 || p.page_size % kBlockKeys != 0 || p.num_pages <= 0)) return false;
     if (!aligned16(p.q) || !aligned16(p.k) || !aligned16(p.v) || !aligned16(p.o) || !aligned16(p.workspace))
         return false;
     const int64_t strides[] = {p.q_batch_stride, p.q_row_stride, p.q_head_stride, p.k_batch_stride,

@@ -49,8 +49,8 @@ struct MmaDecodeTraits {
     using Element = Element_;
     static constexpr int kHeadDim = kHeadDim_;
     static constexpr int kChunksPerRow = kHeadDim / kChunk;
-    static constexpr int kRows = 8;        // query rows per CTA: the MMA's n8 columns
-    static constexpr int kBlockKeys = 16;  // a warp's block: the MMA's m16 rows of S^T, one k16 step of O^T
+    static constexpr int kRows = kRowsPerCta;
+    static constexpr int kBlockKeys = decode::kBlockKeys;  // S^T's m16 rows, one k16 step of O^T
     static constexpr int kBufferBytes = kBlockKeys * kHeadDim * 2;  // a block's K, or its V
     // Buffers in each warp's ring: as many as 48 KB a CTA holds, three to eight (48 KB at head dim
     // 128: four CTAs an SM on the H100, two on the 100 KB SMs of sm_86/89/120; 96 KB at 256).
@@ -238,10 +238,10 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_mma_ke
             block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 8));
             block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 16));
             const float m_new = fmaxf(m[c], block_max);
-            const float offset = sm80::exponent_offset(m_new, scale_log2);
-            const float rescale = sm80::exp2_from_offset(m[c], scale_log2, offset);  // 0 from m = -inf; 1 unless moved
-            weight[c] = sm80::exp2_from_offset(s[c], scale_log2, offset);
-            weight[2 + c] = sm80::exp2_from_offset(s[2 + c], scale_log2, offset);
+            const float offset = exponent_offset(m_new, scale_log2);
+            const float rescale = exp2_from_offset(m[c], scale_log2, offset);  // 0 from m = -inf; 1 unless moved
+            weight[c] = exp2_from_offset(s[c], scale_log2, offset);
+            weight[2 + c] = exp2_from_offset(s[2 + c], scale_log2, offset);
             l[c] = l[c] * rescale + weight[c] + weight[2 + c];
             if (__any_sync(0xffffffffu, m_new > m[c])) {
 #pragma unroll
@@ -294,7 +294,7 @@ __global__ void __launch_bounds__(kThreads, Traits::kMinCtasPerSm) decode_mma_ke
     if (g == 0) {
 #pragma unroll
         for (int c = 0; c < 2; ++c) {
-            s_m[warp][2 * t + c] = m[c] == -CUDART_INF_F ? -CUDART_INF_F : sm80::exponent_offset(m[c], scale_log2);
+            s_m[warp][2 * t + c] = m[c] == -CUDART_INF_F ? -CUDART_INF_F : exponent_offset(m[c], scale_log2);
             s_l[warp][2 * t + c] = l[c];
         }
     }

@@ -64,7 +64,11 @@ bool aligned16(const void *ptr) { return (reinterpret_cast<uintptr_t>(ptr) & 15)
 bool launchable(const FlashAttnMergeParams &p) {
     if (!p.o_a || !p.o_b || !p.o || !p.lse_a || !p.lse_b) return false;
     if (p.batch <= 0 || p.seqlen <= 0 || p.heads <= 0 || p.head_dim <= 0 || p.head_dim % 8 != 0) return false;
+    // A lane's 32-bit column index steps 256 past the row's last chunk.
+    if (p.head_dim > INT32_MAX - 256) return false;
     if (!aligned16(p.o_a) || !aligned16(p.o_b) || !aligned16(p.o)) return false;
+    const auto aligned4 = [](const float *ptr) { return (reinterpret_cast<uintptr_t>(ptr) & 3) == 0; };
+    if (!aligned4(p.lse_a) || !aligned4(p.lse_b) || !aligned4(p.lse)) return false;
     const int64_t strides[] = {p.a_batch_stride, p.a_row_stride, p.a_head_stride, p.b_batch_stride, p.b_row_stride,
                                p.b_head_stride,  p.o_batch_stride, p.o_row_stride, p.o_head_stride};
     for (int64_t s : strides)

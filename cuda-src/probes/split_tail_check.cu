@@ -1,4 +1,4 @@
-// The split tail's deal on the host (common/tile_work.cuh, SplitTail and split_tail_deal), checked
+// The split tail's deal on the host (common/walk_deal.cuh, SplitTail and split_tail_deal), checked
 // without a GPU over random launches and CTA counts: every tile's keys dealt exactly once, each
 // to one CTA (the rounds' whole tiles, the stretches' pieces, the short tiles after them); no
 // piece empty; every piece's merge (ws_consumer.cuh, merge_split_tail) finding each piece of its tile in
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/tile_work.cuh"
+#include "common/walk_deal.cuh"
 
 namespace {
 using namespace flashattn;

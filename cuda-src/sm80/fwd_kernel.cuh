@@ -8,6 +8,7 @@
 
 #include <type_traits>
 
+#include "common/softmax.cuh"
 #include "common/tile_work.cuh"
 #include "primitives.cuh"
 #include "traits.cuh"
@@ -233,8 +234,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
 
         if (!active) continue;
 
-        // Online softmax in base 2. The row max stays in raw score units (LSE is computed from
-        // it with one rounding) and the exponent offset is m_use = round(max * c).
+        // Online softmax in base 2 (common/softmax.cuh); m_use is the rows' exponent offsets.
         float m_use[kMTiles][2];
         float alpha[kMTiles][2];
         bool offsets_small = true;
@@ -242,15 +242,13 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSM) fwd
         for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
             for (int r = 0; r < 2; ++r) {
-                float m_new = rs.max[mt][r];
+                float thread_max = rs.max[mt][r];
 #pragma unroll
                 for (int nt = 0; nt < kNTiles; ++nt)
-                    m_new = fmaxf(m_new, fmaxf(acc_s[mt][nt][2 * r], acc_s[mt][nt][2 * r + 1]));
-                m_new = fmaxf(m_new, __shfl_xor_sync(0xffffffff, m_new, 1));
-                m_new = fmaxf(m_new, __shfl_xor_sync(0xffffffff, m_new, 2));
-                m_use[mt][r] = exponent_offset(m_new, scale_log2);
-                alpha[mt][r] = exp2_from_offset(rs.max[mt][r], scale_log2, m_use[mt][r]);
-                rs.max[mt][r] = m_new;
+                    thread_max = fmaxf(thread_max, fmaxf(acc_s[mt][nt][2 * r], acc_s[mt][nt][2 * r + 1]));
+                const RowStep step = advance_row_max(rs.max[mt][r], thread_max, scale_log2);
+                m_use[mt][r] = step.offset;
+                alpha[mt][r] = step.alpha;
                 offsets_small = offsets_small && fabsf(m_use[mt][r]) < kFusedExpLimit;
             }
         }

@@ -5,7 +5,6 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include <math_constants.h>
 #include <stdint.h>
 
 namespace flashattn::sm80 {
@@ -81,34 +80,6 @@ struct Mma<__nv_bfloat16> {
         return *reinterpret_cast<uint32_t *>(&h);
     }
 };
-
-// 2^x on the special-function unit; ex2.approx(-inf) = +0, which the masked scores rely on.
-__device__ __forceinline__ float fast_exp2(float x) {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-    return y;
-}
-
-// Online softmax in base 2 (both kernels): the row max stays in raw score units and the
-// exponent offset is round(max * c), c = softmax_scale * log2(e).
-//
-// Largest |round(row max * c)| for which the softmax uses the fused exponent (see the sm80 loop).
-// 2^8 bounds the residual at the max element by 2^-16: 16x below half an fp16 ulp.
-constexpr float kFusedExpLimit = 256.f;
-
-// The exponent offset of a row whose max (raw score units) is `max`: round(max * c). A row with
-// nothing visible yet keeps max = -inf; 0 instead keeps exp2(-inf - -inf) = NaN out of it.
-__device__ __forceinline__ float exponent_offset(float max, float scale_log2) {
-    return max == -CUDART_INF_F ? 0.f : __fmul_rn(max, scale_log2);
-}
-
-// exp2(x * c - offset). Exact form: x * c rounded on its own (__fmul_rn, no FMA contraction),
-// like the offset, so x == max gives exp2(0) = 1 exactly. Fused form: one FFMA and one
-// rounding, with a residual at x == max (see the loop for when that is harmless).
-template <bool kFused = false>
-__device__ __forceinline__ float exp2_from_offset(float x, float scale_log2, float offset) {
-    return fast_exp2(kFused ? __fmaf_rn(x, scale_log2, -offset) : __fmul_rn(x, scale_log2) - offset);
-}
 
 // Element offset of 16-byte chunk `chunk` of row `row` in a [rows, kChunksPerRow * 8] tile.
 // ldmatrix reads one chunk column of 8 consecutive rows; unswizzled, rows whose byte offsets

@@ -1,5 +1,5 @@
-// The Hopper asynchronous-copy machinery of the warp-specialized kernel: tensor maps (built on
-// the host), TMA tile loads into the 128-byte swizzle layout, the shared-memory barriers
+// The Hopper asynchronous-copy machinery (the warp-specialized kernel and the TMA feed of the
+// one-warpgroup kernels): tensor maps (built on the host), TMA tile loads into the 128-byte swizzle layout, the shared-memory barriers
 // (mbarrier) that count their bytes in, and warpgroup register reallocation.
 #pragma once
 

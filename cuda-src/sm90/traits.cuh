@@ -17,6 +17,9 @@ namespace flashattn::sm90 {
 constexpr int swizzle_atoms(int head_dim) { return (head_dim + 63) / 64; }
 constexpr int swizzled_tile_bytes(int rows, int head_dim) { return rows * swizzle_atoms(head_dim) * 128; }
 
+// One mbarrier in shared memory (a 64-bit word, tma.cuh).
+constexpr int kMbarrierBytes = 8;
+
 template <typename Element_, int kHeadDim_, int kBlockN_, int kWarpgroups_, int kStages_>
 struct FwdTraits {
     using Element = Element_;
@@ -59,7 +62,7 @@ struct FwdTraits {
     // The launch rounds the dynamic shared-memory base up to 1024 bytes.
     static constexpr int kSmemLaunchBytes = kSmemBytes + 1024;
     // Fed by TMA (fwd_feeds.cuh, TmaFeed), a full barrier per buffer for K and one for V follow.
-    static constexpr int kTmaSmemLaunchBytes = kSmemLaunchBytes + 2 * kStages * 8;
+    static constexpr int kTmaSmemLaunchBytes = kSmemLaunchBytes + 2 * kStages * kMbarrierBytes;
     static_assert(kQBytes % 1024 == 0 && kTileBytes % 1024 == 0, "tiles keep 1024-byte alignment");
     static_assert(kTmaSmemLaunchBytes <= 227 * 1024, "tile does not fit in shared memory");
 
@@ -159,7 +162,21 @@ struct WsTraits {
     // slots (one more than the Q buffers) in which a walk's producer announces each tile, or the
     // walk's end, to the consumers.
     static constexpr int kTileSlotBytes = 3 * 16;
-    static constexpr int kBarrierBytes = 8 * (1 + 4 * kStages + kMergeBarriers + 2 * 2 * kConsumers) + kTileSlotBytes;
+    // The barriers, as indices in mbarriers from the first (what each counts:
+    // ws_shared_memory.cuh, whose accessors take their addresses from these).
+    static constexpr int kQPair0Barrier = 0;  // Q's part 0: landed, then read (a pair)
+    static constexpr int kKFullBarrier = kQPair0Barrier + 2;  // each: kStages of them, stage s at + s
+    static constexpr int kVFullBarrier = kKFullBarrier + kStages;
+    static constexpr int kKEmptyBarrier = kKFullBarrier + 2 * kStages;
+    static constexpr int kVEmptyBarrier = kKFullBarrier + 3 * kStages;
+    static constexpr int kVTailBarrier = kKFullBarrier + 4 * kStages;  // the first key tile's V tail zeroed
+    static constexpr int kMergeEntryBarrier = kVTailBarrier + 1;       // kMergeBarriers of them
+    static constexpr int kQPairsBarrier = kMergeEntryBarrier + kMergeBarriers;  // Q's pairs 1, 2, ...
+    static constexpr int kMaxQPairs = 2 * kConsumers;  // a consumer's part of each of two Q buffers
+    static constexpr int kBarriers = kQPairsBarrier + 2 * (kMaxQPairs - 1);
+    static constexpr int kBarrierBytes = kMbarrierBytes * kBarriers + kTileSlotBytes;
+    static_assert(kBarrierBytes == 8 * (1 + 4 * kStages + kMergeBarriers + 2 * 2 * kConsumers) + kTileSlotBytes,
+                  "the barriers' layout, counted by hand");
     static constexpr int kSmemBytes = kQBytes + kStages * 2 * kTileBytes + kBarrierBytes;
     static constexpr int kSmemLaunchBytes = kSmemBytes + 1024;
     // The persistent kernel must not stage O in Q's buffer, which is the next tile's once this

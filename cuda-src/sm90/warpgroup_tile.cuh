@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "common/mask.cuh"
+#include "common/softmax.cuh"
 #include "sm80/primitives.cuh"
 #include "sm90/wgmma.cuh"
 
@@ -127,15 +128,14 @@ struct WarpgroupTile {
         bool offsets_small = true;
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-            float m_new = row_max[r];
+            float thread_max = row_max[r];
 #pragma unroll
-            for (int nt = 0; nt < kNTiles; ++nt) m_new = fmaxf(m_new, fmaxf(acc_s[nt][2 * r], acc_s[nt][2 * r + 1]));
-            m_new = fmaxf(m_new, __shfl_xor_sync(0xffffffff, m_new, 1));
-            m_new = fmaxf(m_new, __shfl_xor_sync(0xffffffff, m_new, 2));
-            offsets.m_use[r] = sm80::exponent_offset(m_new, scale_log2);
-            offsets.alpha[r] = sm80::exp2_from_offset(row_max[r], scale_log2, offsets.m_use[r]);
-            row_max[r] = m_new;
-            offsets_small = offsets_small && fabsf(offsets.m_use[r]) < sm80::kFusedExpLimit;
+            for (int nt = 0; nt < kNTiles; ++nt)
+                thread_max = fmaxf(thread_max, fmaxf(acc_s[nt][2 * r], acc_s[nt][2 * r + 1]));
+            const RowStep step = advance_row_max(row_max[r], thread_max, scale_log2);
+            offsets.m_use[r] = step.offset;
+            offsets.alpha[r] = step.alpha;
+            offsets_small = offsets_small && fabsf(offsets.m_use[r]) < kFusedExpLimit;
         }
 #pragma unroll
         for (int r = 0; r < 2; ++r) row_sum[r] *= offsets.alpha[r];
@@ -194,7 +194,7 @@ struct WarpgroupTile {
                 float e[4];
 #pragma unroll
                 for (int i = 0; i < 4; ++i)
-                    e[i] = sm80::exp2_from_offset<kFused>(acc_s[nt][i], scale_log2, offsets.m_use[i / 2]);
+                    e[i] = exp2_from_offset<kFused>(acc_s[nt][i], scale_log2, offsets.m_use[i / 2]);
                 partial[0] += e[0] + e[1];
                 partial[1] += e[2] + e[3];
                 emit(nt, e);
@@ -278,9 +278,9 @@ struct WarpgroupTile {
         for (int r = 0; r < 2; ++r) {
             const float max_there = load(kStateFloats - 4 + r);
             const float max = fmaxf(row_max[r], max_there);
-            const float offset = sm80::exponent_offset(max, scale_log2);
-            const float alpha_here = sm80::exp2_from_offset(row_max[r], scale_log2, offset);
-            const float alpha_there = sm80::exp2_from_offset(max_there, scale_log2, offset);
+            const float offset = exponent_offset(max, scale_log2);
+            const float alpha_here = exp2_from_offset(row_max[r], scale_log2, offset);
+            const float alpha_there = exp2_from_offset(max_there, scale_log2, offset);
             row_max[r] = max;
             row_sum[r] = mix(row_sum[r], alpha_here, load(kStateFloats - 2 + r), alpha_there);
             for_each_o_tile([&](int a, int nt) {

@@ -7,6 +7,7 @@
 
 #include "common/tile_work.cuh"
 #include "common/timeline.cuh"
+#include "common/walk_deal.cuh"
 #include "sm80/primitives.cuh"
 #include "sm90/tma.cuh"
 #include "sm90/traits.cuh"

@@ -17,7 +17,7 @@
 // WsTraits::kOFromRegisters). Compiled for every variant of the tiles at head dims 64 and 128,
 // launched where a call has more tiles than SMs and every row sees a key, one dense batch (score
 // modifiers and sinks are fine; causal where the fold's deal is expected to pay,
-// common/tile_work.cuh; windows in the plain order), and at head dim 128 only up to
+// common/walk_deal.cuh; windows in the plain order), and at head dim 128 only up to
 // WsTraits::kWalkMaxKeys keys a tile, or where, given a workspace, it splits its tail (SplitTail:
 // the last full tiles' keys across the SMs, merge_split_tail).
 // Without it the kernel computes one tile per CTA, the same code with the walk compiled away.
@@ -37,8 +37,10 @@
 
 #include <cuda_runtime.h>
 
+#include "common/tile_scheduler.cuh"
 #include "common/tile_work.cuh"
 #include "common/timeline.cuh"
+#include "common/walk_deal.cuh"
 // The fallback's launcher (launch_fwd) is only declared here, in traits.cuh: its kernel is
 // compiled once, in the fallback configuration's own file. Including fwd_kernel.cuh would compile
 // a second copy in this file's module, registered under the same host function.
@@ -126,7 +128,7 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
     static KernelFacts facts;
     WsArgs args;
     args.params = *params;
-    args.deal = WalkDeal{WalkOrder::kNone, kNoLightOrder, 0, 0, 0, false};
+    args.deal = WalkDeal::none();
     const FlashAttnFwdParams &p = *params;
     const bool packed = Features<kVariant>::packed(p);
     const auto [batch, rows_q, rows_k] = map_rows(p, packed);

@@ -49,6 +49,8 @@ struct WsSharedMemory : QkvTiles<Traits> {
     // A walk's tile slots: tile t's is t % kSlots (why that many: ws_producer.cuh, issue_copies).
     static constexpr int kSlots = kQBuffers + 1;
     static_assert(kSlots * 16 <= Traits::kTileSlotBytes);
+    static_assert(Traits::kQPair0Barrier == 0, "q_full takes Q's pair 0 at the barriers' start");
+    static_assert(kQBuffers * kQParts <= Traits::kMaxQPairs, "Q's pairs fit the barriers' room");
 
     unsigned char *raw;  // the dynamic shared memory, as the kernel declares it
 
@@ -76,20 +78,35 @@ struct WsSharedMemory : QkvTiles<Traits> {
     // b * kQParts + c is buffer b's part c.
     __device__ __forceinline__ uint32_t q_full(int tt, int part) const {
         const int pair = (kQBuffers == 2 ? (tt & 1) * kQParts : 0) + part;
-        const uint32_t more_pairs = barriers() + 8 * (3 + 4 * kStages + Traits::kMergeBarriers);
-        return pair == 0 ? barriers() : more_pairs + 16 * (pair - 1);
+        const uint32_t more_pairs = barriers() + kMbarrierBytes * Traits::kQPairsBarrier;
+        return pair == 0 ? barriers() : more_pairs + 2 * kMbarrierBytes * (pair - 1);  // pair 0: the first
     }
-    __device__ __forceinline__ uint32_t q_empty(int tt, int part) const { return q_full(tt, part) + 8; }
-    __device__ __forceinline__ uint32_t k_full(int stage) const { return barriers() + 8 * (2 + stage); }
-    __device__ __forceinline__ uint32_t v_full(int stage) const { return barriers() + 8 * (2 + kStages + stage); }
-    __device__ __forceinline__ uint32_t k_empty(int stage) const { return barriers() + 8 * (2 + 2 * kStages + stage); }
-    __device__ __forceinline__ uint32_t v_empty(int stage) const { return barriers() + 8 * (2 + 3 * kStages + stage); }
-    __device__ __forceinline__ uint32_t v_tail_zeroed() const { return barriers() + 8 * (2 + 4 * kStages); }
+    // The second of q_full's pair.
+    __device__ __forceinline__ uint32_t q_empty(int tt, int part) const { return q_full(tt, part) + kMbarrierBytes; }
+    __device__ __forceinline__ uint32_t k_full(int stage) const {
+        return barriers() + kMbarrierBytes * (Traits::kKFullBarrier + stage);
+    }
+    __device__ __forceinline__ uint32_t v_full(int stage) const {
+        return barriers() + kMbarrierBytes * (Traits::kVFullBarrier + stage);
+    }
+    __device__ __forceinline__ uint32_t k_empty(int stage) const {
+        return barriers() + kMbarrierBytes * (Traits::kKEmptyBarrier + stage);
+    }
+    __device__ __forceinline__ uint32_t v_empty(int stage) const {
+        return barriers() + kMbarrierBytes * (Traits::kVEmptyBarrier + stage);
+    }
+    __device__ __forceinline__ uint32_t v_tail_zeroed() const {
+        return barriers() + kMbarrierBytes * Traits::kVTailBarrier;
+    }
     // A split short tile's merge (ws_consumer.cuh, split_short_tile): every consumer in; consumer c's
     // state written (c >= 1); consumer 0 done reading it.
-    __device__ __forceinline__ uint32_t merge_entry() const { return barriers() + 8 * (3 + 4 * kStages); }
-    __device__ __forceinline__ uint32_t merge_full(int c) const { return merge_entry() + 8 * c; }
-    __device__ __forceinline__ uint32_t merge_read(int c) const { return merge_entry() + 8 * (kConsumers - 1 + c); }
+    __device__ __forceinline__ uint32_t merge_entry() const {
+        return barriers() + kMbarrierBytes * Traits::kMergeEntryBarrier;
+    }
+    __device__ __forceinline__ uint32_t merge_full(int c) const { return merge_entry() + kMbarrierBytes * c; }
+    __device__ __forceinline__ uint32_t merge_read(int c) const {
+        return merge_entry() + kMbarrierBytes * (kConsumers - 1 + c);
+    }
 
     // The ring's key tiles are numbered across the CTA's tiles: key tile j sits in buffer
     // j % kStages, and its use of that buffer is the (j / kStages)-th, whose barrier phase has

@@ -6,6 +6,7 @@
 #include "sm90/tma.cuh"
 
 #include "common/tile_work.cuh"
+#include "common/walk_deal.cuh"
 #include "sm90/traits.cuh"
 
 namespace flashattn::sm90 {
@@ -23,7 +24,7 @@ struct WsArgs {
     // where a box past a sequence's last row would overwrite the next sequence's; strides TMA
     // cannot express).
     bool o_by_tma;
-    // How a persistent walk deals short last query tiles (common/tile_work.cuh), worked out on the
+    // How a persistent walk deals short last query tiles (common/walk_deal.cuh), worked out on the
     // host: kNone for one tile per CTA.
     WalkDeal deal;
 };
