@@ -4,6 +4,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -30,11 +31,11 @@ bool launchable(const FlashAttnDecodeParams &p) {
     // The combine kernel's grid is one CTA a query row.
     if (int64_t{p.batch} * p.heads_q * p.seqlen_q > INT32_MAX) return false;
     // The split kernel's key arithmetic is 32-bit: a split's share rounded up to whole blocks,
-    // its end, and the keys of its warps' last blocks past that end.
+    // its end, and the keys of its warps' last blocks past that end (the last split's furthest).
     const int64_t share = (int64_t{p.seqlen_k} + p.num_splits - 1) / p.num_splits;
     const int64_t per_split = (share + kBlockKeys - 1) / kBlockKeys * kBlockKeys;
-    if (int64_t{p.seqlen_k} + p.num_splits - 1 > INT32_MAX ||
-        int64_t{p.seqlen_k} + per_split + kWarps * kBlockKeys > INT32_MAX)
+    const int64_t last_begin = std::min((p.num_splits - int64_t{1}) * per_split, int64_t{p.seqlen_k});
+    if (int64_t{p.seqlen_k} + p.num_splits - 1 > INT32_MAX || last_begin + per_split + kWarps * kBlockKeys > INT32_MAX)
         return false;
     if (p.num_splits > 1 && !p.workspace) return false;
     if (p.block_table && (p.page_size <= 0 || p.page_size % kBlockKeys != 0 || p.num_pages <= 0)) return false;

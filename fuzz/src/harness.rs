@@ -387,8 +387,9 @@ pub(crate) fn launch_host<T: TestElement>(
     let sinks_dev = sinks.map(|s| stream.clone_htod(s)).transpose()?;
     let mut workspace_dev = if workspace {
         let facts = flashattn::device_facts(stream.context())?;
-        let floats = flashattn::forward_workspace_len(&facts, p.head_dim);
-        Some(stream.alloc_zeros::<f32>(floats.max(1))?)
+        Some(flashattn::ForwardWorkspace::new(
+            stream, &facts, p.head_dim,
+        )?)
     } else {
         None
     };

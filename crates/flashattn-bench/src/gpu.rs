@@ -276,13 +276,16 @@ impl Gpu {
                     .transpose()
                     .map_err(Into::into)
                 };
-            let floats = flashattn::forward_workspace_len(&*self.facts()?, shape.head_dim);
             Call::Forward {
                 params: params_of(shape, choice),
                 kvs: Strides::bshd(shape.seqlen_k, shape.heads_kv, shape.head_dim),
                 slopes: per_head(shape.mods.alibi, &|h| ScoreMods::alibi_slope(h, heads))?,
                 sinks: per_head(shape.mods.sinks, &|_| ScoreMods::SINK)?,
-                workspace: Some(self.stream.alloc_zeros::<f32>(floats.max(1))?),
+                workspace: Some(flashattn::ForwardWorkspace::new(
+                    &self.stream,
+                    &*self.facts()?,
+                    shape.head_dim,
+                )?),
             }
         };
         Ok(Workload {
@@ -443,8 +446,8 @@ enum Call {
         /// ALiBi slopes and sinks, `[heads_q]`, when the shape has them.
         slopes: Option<CudaSlice<f32>>,
         sinks: Option<CudaSlice<f32>>,
-        /// The calls' workspace (zeroed), `None` without one ([`Workload::without_workspace`]).
-        workspace: Option<CudaSlice<f32>>,
+        /// The calls' workspace, `None` without one ([`Workload::without_workspace`]).
+        workspace: Option<flashattn::ForwardWorkspace>,
     },
     /// A packed variable-length batch: the same prefix sums for queries and keys.
     Varlen {

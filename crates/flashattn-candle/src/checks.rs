@@ -272,8 +272,9 @@ pub(crate) fn check_alibi_slopes(slopes: &Tensor, heads_q: usize) -> candle_core
 /// The sequence offsets of a varlen call (candle-flash-attn's `seqlens_q` / `seqlens_k`):
 /// u32 or i32 prefix sums `[batch + 1]`, contiguous, both of one length. Returns `batch`.
 /// Their contents stay on the device (reading them would synchronize): offsets that start at
-/// 0, never decrease and end at the tensors' row counts are the caller's contract, and broken
-/// ones give wrong numbers, never an access outside the tensors.
+/// 0, never decrease and end at the tensors' row counts are the caller's contract. Broken ones
+/// never cause an access outside the tensors, but leave the rows of the (uninitialised) output
+/// and LSE that no sequence covers unwritten: uninitialised device memory (see the crate docs).
 pub(crate) fn check_seqlens(seqlens_q: &Tensor, seqlens_k: &Tensor) -> candle_core::Result<usize> {
     for (name, t) in [("seqlens_q", seqlens_q), ("seqlens_k", seqlens_k)] {
         if !matches!(t.dtype(), DType::U32 | DType::I32) {

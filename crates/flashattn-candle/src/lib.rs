@@ -57,8 +57,11 @@
 //!   lengths as `max_seqlen_q` / `max_seqlen_k`; every mask applies per sequence with its own
 //!   lengths (bottom-right per sequence). The offsets' contents stay on the device: prefix sums
 //!   that start at 0, never decrease, end at the tensors' row counts and describe no sequence
-//!   longer than the max lengths are the caller's contract; broken ones give wrong numbers,
-//!   never an access outside the tensors. The output is `[total_q, heads_q, head_dim]`.
+//!   longer than the max lengths are the caller's contract. Broken ones never make the kernel
+//!   access memory outside the tensors, but the output and LSE are allocated uninitialised and
+//!   only the rows a sequence covers are written: a row of `o` (and its LSE entries) that no
+//!   sequence covers, or that lies past `max_seqlen_q` in its sequence, is left as whatever the
+//!   device memory held. The output is `[total_q, heads_q, head_dim]`.
 //!
 //! # Errors
 //!

@@ -234,9 +234,11 @@ impl FlashAttnOp {
                 Strides::packed(p.heads_q, p.head_dim),
             ),
         };
-        // SAFETY: the kernel writes every element of O (a row that sees no key gets zeros, and
-        // a packed call's rows all belong to some sequence by the offsets' contract), and of the
-        // LSE when one is passed, before anything reads them.
+        // SAFETY: the kernel writes every element of O (a row that sees no key gets zeros), and
+        // of the LSE when one is passed, before anything reads them; in a packed call, every row
+        // some sequence covers. Offsets that break their contract leave the other rows as the
+        // allocation found them (the crate docs say so): wrong values, but no undefined
+        // behaviour, since every bit pattern is an f16, bf16 or f32.
         let mut o = unsafe { dev.alloc::<T>(o_shape.elem_count()) }?;
         let mut lse = if self.want_lse {
             Some(unsafe { dev.alloc::<f32>(self.lse_shape(total_q).elem_count()) }?)

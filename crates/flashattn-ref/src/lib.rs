@@ -979,6 +979,11 @@ impl Varlen<'_> {
     }
 
     /// Query rows and present keys of sequence `b`.
+    ///
+    /// # Panics
+    /// If `b` is not a sequence (`b >= batch()`, or `seqused_k` has no entry `b`), and, in
+    /// builds with overflow checks (tests), if a prefix sum decreases at `b` (without them the
+    /// length wraps).
     pub fn lens(&self, b: usize) -> (usize, usize) {
         let len_k = self.cu_seqlens_k[b + 1] - self.cu_seqlens_k[b];
         let used = self.seqused_k.map_or(len_k, |u| u[b]);
@@ -997,6 +1002,9 @@ impl Varlen<'_> {
     }
 
     /// Sequence `b` as a one-entry problem with `p`'s heads and options.
+    ///
+    /// # Panics
+    /// As [`Varlen::lens`].
     pub fn sequence(&self, p: &Problem, b: usize) -> Problem {
         let (seqlen_q, seqlen_k) = self.lens(b);
         Problem {

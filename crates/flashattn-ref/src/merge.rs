@@ -10,7 +10,8 @@ use crate::Output;
 /// gives O = 0, LSE = -inf.
 ///
 /// # Panics
-/// If the two outputs differ in shape.
+/// If the two outputs differ in shape, if O is not `batch * seqlen * heads * head_dim` long, or
+/// if LSE is shorter than `batch * heads * seqlen`.
 pub fn merge(
     a: &Output,
     b: &Output,

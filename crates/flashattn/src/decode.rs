@@ -22,7 +22,7 @@ use flashattn_sys as sys;
 use crate::Element;
 use crate::device::DeviceFacts;
 use crate::error::{Error, Result};
-use crate::forward::{Tensor, TensorMut, cuda_error, dispatch_error};
+use crate::forward::{Tensor, TensorMut, check_context, cuda_error, dispatch_error, guard_errors};
 use crate::problem::{
     MAX_GRID_YZ, MAX_SEQLEN, RawLse, RawTensor, Strides, check_alignment,
     check_output_does_not_self_overlap, required_len,
@@ -45,12 +45,16 @@ const BUSY_CTAS_PER_SM: usize = 2;
 /// rings (cuda-src/decode/mma_kernel.cuh, `MmaDecodeTraits`: three to eight buffers a warp, each a
 /// 16-key block's K or V, as many as 48 KB hold), which the merge reuses, and 256 bytes of
 /// per-warp softmax state.
+///
+/// Saturating, and defined for head dim 0: [`decode_splits`] is public and takes any sizes.
 fn smem_per_cta(head_dim: usize) -> usize {
     const STATE: usize = 256;
     const RESERVED: usize = 1024;
-    let buffer = 16 * head_dim * 2;
-    let slots = (48 * 1024 / (4 * buffer)).clamp(3, 8);
-    4 * slots * buffer + STATE + RESERVED
+    let buffer = head_dim.saturating_mul(16 * 2);
+    let slots = (48 * 1024 / buffer.saturating_mul(4).max(1)).clamp(3, 8);
+    buffer
+        .saturating_mul(4 * slots)
+        .saturating_add(STATE + RESERVED)
 }
 
 /// CTAs of 128 threads an SM's registers allow: the split kernel's launch bound, four up to head
@@ -114,8 +118,12 @@ impl DecodeParams {
             .unwrap_or_else(|| 1.0 / (self.head_dim as f32).sqrt())
     }
 
+    /// Saturating: [`decode_splits`] takes any sizes, and [`validate_decode`] refuses a count
+    /// anywhere near usize::MAX.
     fn row_blocks(&self) -> usize {
-        (self.heads_q / self.heads_kv.max(1) * self.seqlen_q).div_ceil(ROWS_PER_CTA)
+        (self.heads_q / self.heads_kv.max(1))
+            .saturating_mul(self.seqlen_q)
+            .div_ceil(ROWS_PER_CTA)
     }
 }
 
@@ -133,34 +141,54 @@ impl DecodeParams {
 /// 8 x 32768 245.5 at 4 against 250.3 at 2 (in pages of 16 250.3 against 262.6); batch 64 x 4096
 /// 242.4 at one part against 254.4 at 2. A count whose last parts would be empty drops them
 /// (call KAR: batch 1 x 4096 keys 7.71 us at 32 parts against 7.88 at 33, the 33rd empty).
+///
+/// Defined for any sizes and device (saturating arithmetic): sizes [`validate_decode`] refuses
+/// get a count too, which is all the launch ever sees of them.
 pub fn decode_splits(params: &DecodeParams, device: &DeviceFacts) -> usize {
     if let Some(n) = params.num_splits {
         return n;
     }
-    let ctas = params.batch * params.heads_kv * params.row_blocks();
-    let busy = device.sm_count * decode_ctas_per_sm(params.head_dim, device).min(BUSY_CTAS_PER_SM);
+    let ctas = params
+        .batch
+        .saturating_mul(params.heads_kv)
+        .saturating_mul(params.row_blocks());
+    let busy = device
+        .sm_count
+        .saturating_mul(decode_ctas_per_sm(params.head_dim, device).min(BUSY_CTAS_PER_SM));
     let fill = (busy / ctas.max(1)).max(1);
     let most = params.seqlen_k.div_ceil(MIN_KEYS_PER_SPLIT);
     let parts = fill.min(most).clamp(1, 1024);
     // The kernel cuts the keys into parts of whole 16-key blocks; a count whose last parts would
     // get no key (33 over 4096 keys: 32 parts of 128) drops them.
-    let keys_per_part = params.seqlen_k.div_ceil(parts).next_multiple_of(16).max(16);
+    let keys_per_part = params
+        .seqlen_k
+        .div_ceil(parts)
+        .checked_next_multiple_of(16)
+        .unwrap_or(usize::MAX)
+        .max(16);
     params.seqlen_k.div_ceil(keys_per_part).max(1)
 }
 
 /// Resident decode CTAs per SM: as many as the registers allow and the SM's shared memory (its
 /// per-block opt-in limit and the 1 KB reserved) holds.
 fn decode_ctas_per_sm(head_dim: usize, device: &DeviceFacts) -> usize {
-    let by_smem = (device.device_smem_per_block + 1024) / smem_per_cta(head_dim);
+    let by_smem = device.device_smem_per_block.saturating_add(1024) / smem_per_cta(head_dim);
     ctas_by_registers(head_dim).min(by_smem).max(1)
 }
 
 /// f32 elements of workspace a call with `num_splits` parts needs (0 for one part).
+///
+/// Saturates at `usize::MAX` for sizes [`validate_decode`] refuses anyway: no buffer is that
+/// long, and an allocation of it fails.
 pub fn decode_workspace_len(params: &DecodeParams, num_splits: usize) -> usize {
     if num_splits <= 1 {
         return 0;
     }
-    num_splits * params.batch * params.heads_q * params.seqlen_q * (params.head_dim + 1)
+    num_splits
+        .saturating_mul(params.batch)
+        .saturating_mul(params.heads_q)
+        .saturating_mul(params.seqlen_q)
+        .saturating_mul(params.head_dim.saturating_add(1))
 }
 
 /// A paged KV cache's addressing: `block_table` is int32 `[batch, width]` (row `b` lists the
@@ -238,37 +266,36 @@ pub fn validate_decode(
             heads_kv: p.heads_kv,
         });
     }
-    let splits = decode_splits(p, device);
+    // Products in u128, saturating: exact for any sizes short of u128's range, and refused
+    // before anything computes with them in usize.
+    let product = |xs: &[usize]| {
+        xs.iter()
+            .fold(1u128, |acc, &x| acc.saturating_mul(x as u128))
+    };
     for (what, value, max) in [
-        ("seqlen_q", p.seqlen_q, MAX_SEQLEN),
-        ("seqlen_k", p.seqlen_k, MAX_SEQLEN),
-        ("batch", p.batch, MAX_GRID_YZ),
+        ("seqlen_q", p.seqlen_q as u128, MAX_SEQLEN),
+        ("seqlen_k", p.seqlen_k as u128, MAX_SEQLEN),
+        ("batch", p.batch as u128, MAX_GRID_YZ),
         (
             "heads_kv x query row blocks",
-            p.heads_kv * p.row_blocks(),
+            product(&[p.heads_q / p.heads_kv, p.seqlen_q])
+                .div_ceil(ROWS_PER_CTA as u128)
+                .saturating_mul(p.heads_kv as u128),
             MAX_GRID_YZ,
         ),
-        ("num_splits", splits, MAX_GRID_YZ),
         (
             "batch x heads_q x seqlen_q",
-            p.batch * p.heads_q * p.seqlen_q,
+            product(&[p.batch, p.heads_q, p.seqlen_q]),
             i32::MAX as usize,
         ),
     ] {
-        if value > max {
+        if value > max as u128 {
             return Err(Error::TooLarge {
                 what,
-                value: value as u128,
+                value,
                 max: max as u128,
             });
         }
-    }
-    if splits == 0 {
-        return Err(Error::ZeroSize { what: "num_splits" });
-    }
-    let scale = p.scale();
-    if !(scale.is_finite() && scale > 0.0) {
-        return Err(Error::InvalidScale(scale));
     }
     let dtype = t.q.dtype;
     for (name, x) in [("k", &t.k), ("v", &t.v), ("o", &t.o)] {
@@ -286,6 +313,37 @@ pub fn validate_decode(
             dtype,
             compiled: crate::compiled_head_dims(dtype),
         });
+    }
+    let splits = decode_splits(p, device);
+    if splits == 0 {
+        return Err(Error::ZeroSize { what: "num_splits" });
+    }
+    // The split kernel cuts each sequence's keys in 32-bit ints (cuda-src/decode/mma_kernel.cuh):
+    // `seqlen_k + num_splits - 1` for the share, `key_begin + per_split` (the share rounded up
+    // to 16-key blocks) for a part's end, and its warps address blocks up to 64 keys past that.
+    // The last part begins furthest in: at (num_splits - 1) x per_split, or seqlen_k.
+    let per_split = (p.seqlen_k.div_ceil(splits) as u128).next_multiple_of(16);
+    let last_begin = ((splits as u128 - 1) * per_split).min(p.seqlen_k as u128);
+    for (what, value, max) in [
+        ("num_splits", splits as u128, MAX_GRID_YZ as u128),
+        (
+            "seqlen_k + num_splits - 1",
+            p.seqlen_k as u128 + splits as u128 - 1,
+            i32::MAX as u128,
+        ),
+        (
+            "last part's first key + keys per split + 64",
+            last_begin + per_split + 64,
+            i32::MAX as u128,
+        ),
+    ] {
+        if value > max {
+            return Err(Error::TooLarge { what, value, max });
+        }
+    }
+    let scale = p.scale();
+    if !(scale.is_finite() && scale > 0.0) {
+        return Err(Error::InvalidScale(scale));
     }
 
     let kv_dims = match t.paged {
@@ -409,7 +467,9 @@ pub fn validate_decode(
 
 /// Check a host copy of a block table completely: every entry a sequence of `seqlens_k` keys
 /// uses is a page in `[0, num_pages)`. (The launch checks only the table's shape; its contents
-/// stay on the device.)
+/// stay on the device.) The shape is checked first, as [`validate_decode`] checks it for a call
+/// whose `seqlen_k` is the longest of `seqlens_k`: the page size, a row wide enough for the
+/// longest sequence, and a table long enough for `seqlens_k.len()` rows.
 pub fn check_block_table(
     table: &[i32],
     width: usize,
@@ -417,9 +477,32 @@ pub fn check_block_table(
     page_size: usize,
     num_pages: usize,
 ) -> Result<()> {
+    if page_size == 0 || page_size % 16 != 0 || page_size > MAX_SEQLEN {
+        return Err(Error::InvalidPageSize(page_size));
+    }
+    let Some(&longest) = seqlens_k.iter().max() else {
+        return Ok(());
+    };
+    let needed = longest.div_ceil(page_size);
+    if width < needed {
+        return Err(Error::BlockTableTooNarrow { width, needed });
+    }
+    let required = (seqlens_k.len() - 1) as u128 * width as u128 + needed as u128;
+    if (table.len() as u128) < required {
+        return Err(Error::SliceTooShort {
+            tensor: "block_table",
+            len: table.len(),
+            required: usize::try_from(required).unwrap_or(usize::MAX),
+        });
+    }
     for (b, &len) in seqlens_k.iter().enumerate() {
-        for slot in 0..len.div_ceil(page_size.max(1)) {
-            let entry = table.get(b * width + slot).copied();
+        for slot in 0..len.div_ceil(page_size) {
+            // In bounds by the length check; `get` all the same, and no product that wraps.
+            let entry = b
+                .checked_mul(width)
+                .and_then(|row| row.checked_add(slot))
+                .and_then(|i| table.get(i))
+                .copied();
             if !entry.is_some_and(|page| page >= 0 && (page as usize) < num_pages) {
                 return Err(Error::BlockTableEntry {
                     sequence: b,
@@ -473,9 +556,26 @@ where
         dtype: T::DTYPE,
         strides,
     };
-    let (q_ptr, _qg) = q.data.device_ptr(stream);
-    let (k_ptr, _kg) = k.data.device_ptr(stream);
-    let (v_ptr, _vg) = v.data.device_ptr(stream);
+    // Before any guard is taken: taking one already queues work for the buffer on `stream`.
+    check_context(stream, "q", q.data)?;
+    check_context(stream, "k", k.data)?;
+    check_context(stream, "v", v.data)?;
+    check_context(stream, "o", &*o.data)?;
+    if let Some(pg) = &paged {
+        check_context(stream, "block_table", pg.block_table)?;
+    }
+    if let Some(s) = seqlens_k {
+        check_context(stream, "seqlens_k", s)?;
+    }
+    if let Some(l) = lse.as_deref() {
+        check_context(stream, "lse", l)?;
+    }
+    if let Some(w) = workspace.as_deref() {
+        check_context(stream, "workspace", w)?;
+    }
+    let (q_ptr, qg) = q.data.device_ptr(stream);
+    let (k_ptr, kg) = k.data.device_ptr(stream);
+    let (v_ptr, vg) = v.data.device_ptr(stream);
     let paged_guard = paged.as_ref().map(|pg| {
         let (ptr, guard) = pg.block_table.device_ptr(stream);
         let raw = RawPaged {
@@ -492,11 +592,12 @@ where
         ((ptr, s.len()), guard)
     });
     let o_len = o.data.len();
-    let (o_ptr, _og) = o.data.device_ptr_mut(stream);
+    let (o_ptr, og) = o.data.device_ptr_mut(stream);
     let lse_len = lse.as_ref().map(|l| l.len());
     let lse_guard = lse.map(|l| l.device_ptr_mut(stream));
     let ws_len = workspace.as_ref().map(|w| w.len());
     let ws_guard = workspace.map(|w| w.device_ptr_mut(stream));
+    guard_errors(stream)?;
     let t = RawDecode {
         q: raw(q_ptr, q.data.len(), q.strides),
         k: raw(k_ptr, k.data.len(), k.strides),
@@ -513,7 +614,21 @@ where
             .map(|(ptr, _)| (*ptr, ws_len.unwrap_or(0))),
     };
     // SAFETY: live cudarc buffers of the stated lengths; the guards order the launch on `stream`.
-    unsafe { decode_raw(stream, device, params, &t) }
+    let launched = unsafe { decode_raw(stream, device, params, &t) };
+    // Dropping the guards records the launch for the buffers' later users; a failed record
+    // must fail this call.
+    drop((
+        qg,
+        kg,
+        vg,
+        paged_guard,
+        seqlens_guard,
+        og,
+        lse_guard,
+        ws_guard,
+    ));
+    launched?;
+    guard_errors(stream)
 }
 
 /// [`decode`] from raw device addresses.
@@ -664,26 +779,28 @@ mod tests {
         assert_eq!(decode_workspace_len(&fixed, 1), 0);
     }
 
-    /// A valid paged call: batch 2, 1 query row, 32/8 heads, d128, 1000 keys in pages of 64.
+    /// A valid paged call: batch 2, 1 query row, 32/8 heads, d128 (or the head dim and dtype
+    /// this build has, see [`compiled`]), 1000 keys in pages of 64.
     fn paged_call() -> (DecodeParams, RawDecode) {
+        let (dtype, d) = compiled(128);
         let p = DecodeParams {
             num_splits: Some(4),
-            ..DecodeParams::new(2, 1000, 32, 8, 128)
+            ..DecodeParams::new(2, 1000, 32, 8, d)
         };
         let tensor = |ptr: u64, len: usize, strides: Strides| RawTensor {
             ptr,
             len,
-            dtype: crate::DType::BF16,
+            dtype,
             strides,
         };
-        let qs = Strides::bshd(1, 32, 128);
-        let ks = Strides::bshd(64, 8, 128);
-        let kv_len = 40 * 64 * 8 * 128;
+        let qs = Strides::bshd(1, 32, d);
+        let ks = Strides::bshd(64, 8, d);
+        let kv_len = 40 * 64 * 8 * d;
         let t = RawDecode {
-            q: tensor(0x10_0000, 2 * 32 * 128, qs),
+            q: tensor(0x10_0000, 2 * 32 * d, qs),
             k: tensor(0x100_0000, kv_len, ks),
             v: tensor(0x200_0000, kv_len, ks),
-            o: tensor(0x20_0000, 2 * 32 * 128, qs),
+            o: tensor(0x20_0000, 2 * 32 * d, qs),
             lse: Some(RawLse {
                 ptr: 0x30_0000,
                 len: 64,
@@ -809,7 +926,10 @@ mod tests {
             Error::HeadsNotDivisible { .. }
         ));
         let mut bad = t;
-        bad.v.dtype = crate::DType::F16;
+        bad.v.dtype = match t.q.dtype {
+            crate::DType::F16 => crate::DType::BF16,
+            crate::DType::BF16 => crate::DType::F16,
+        };
         assert!(matches!(
             refuse(&p, &bad),
             Error::DtypeMismatch { tensor: "v", .. }
@@ -854,5 +974,230 @@ mod tests {
         let e = check_block_table(&table, 3, &[48, 32], 16, 7).unwrap_err();
         assert!(matches!(e, Error::BlockTableEntry { page: 7, .. }), "{e}");
         assert!(check_block_table(&table, 3, &[48, 64], 16, 8).is_err());
+    }
+
+    /// The host check refuses a table's shape as the launch does: a page size of 0 is not
+    /// read as 1, a row too narrow for the longest sequence is not read into the next row, and
+    /// a table shorter than its rows is refused before any entry is read.
+    #[test]
+    fn block_table_shapes_are_checked_as_the_launch_checks_them() {
+        let table = [0, 1, 2, 3];
+        for ps in [0, 8, 24] {
+            let e = check_block_table(&table, 2, &[16, 16], ps, 8).unwrap_err();
+            assert!(matches!(e, Error::InvalidPageSize(x) if x == ps), "{e}");
+        }
+        // 48 keys need 3 pages of 16 but a row has 2: sequence 0 would read sequence 1's first
+        // entry, a valid page, and pass.
+        let e = check_block_table(&table, 2, &[48, 16], 16, 8).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::BlockTableTooNarrow {
+                    width: 2,
+                    needed: 3
+                }
+            ),
+            "{e}"
+        );
+        // The same table and call validate_decode refuses the same way.
+        let (p, mut t) = paged_call();
+        t.paged = Some(RawPaged {
+            len: 4,
+            width: 2,
+            page_size: 16,
+            ..t.paged.unwrap()
+        });
+        let p = DecodeParams {
+            num_splits: Some(1),
+            seqlen_k: 48,
+            ..p
+        };
+        assert!(matches!(
+            validate_decode(&p, &t, &h100()),
+            Err(Error::BlockTableTooNarrow {
+                width: 2,
+                needed: 3
+            })
+        ));
+        // Two rows of 3 entries need 3 + 3.
+        let e = check_block_table(&table[..3], 3, &[48, 32], 16, 8).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::SliceTooShort {
+                    tensor: "block_table",
+                    len: 3,
+                    required: 6
+                }
+            ),
+            "{e}"
+        );
+        // Row offsets past usize::MAX are a short table, not a wrapped index.
+        let e = check_block_table(&[0], usize::MAX, &[16, 16, 16], 16, 8).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::SliceTooShort {
+                    tensor: "block_table",
+                    required: usize::MAX,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        // No sequence, or none with a key: nothing to read.
+        assert!(check_block_table(&[], 0, &[], 16, 8).is_ok());
+        assert!(check_block_table(&[], 0, &[0, 0], 16, 8).is_ok());
+    }
+
+    /// A dtype and head dim this build compiled, `d` where it can: the checks after the head
+    /// dim's are reached only with one (a trimmed build may lack head dim 128 or bf16).
+    fn compiled(d: usize) -> (crate::DType, usize) {
+        [crate::DType::BF16, crate::DType::F16]
+            .into_iter()
+            .flat_map(|t| {
+                crate::compiled_head_dims(t)
+                    .into_iter()
+                    .map(move |h| (t, h))
+            })
+            .min_by_key(|&(_, h)| h != d)
+            .expect("a build with kernels")
+    }
+
+    /// Sizes no call has (head dim 0 or 2^57, no SMs, every size usize::MAX) must not panic
+    /// the split count or the sizes derived from it, in debug or release, and are refused with
+    /// typed errors.
+    #[test]
+    fn degenerate_sizes_never_panic_and_are_refused() {
+        let d = h100();
+        let none = DeviceFacts::new("none", 0, 90, 0);
+        let most = DeviceFacts::new("most", usize::MAX, 90, usize::MAX);
+        let huge_dim = DecodeParams::new(1, 4096, 8, 8, 1 << 57);
+        let zero_dim = DecodeParams::new(1, 4096, 8, 8, 0);
+        let all_max = DecodeParams {
+            seqlen_q: usize::MAX,
+            num_splits: None,
+            ..DecodeParams::new(usize::MAX, usize::MAX, usize::MAX, 1, usize::MAX)
+        };
+        let zeros = DecodeParams {
+            seqlen_q: 0,
+            ..DecodeParams::new(0, 0, 0, 0, 0)
+        };
+        for p in [&huge_dim, &zero_dim, &all_max, &zeros] {
+            for device in [&d, &none, &most] {
+                assert!(decode_splits(p, device) >= 1, "{p:?} on {}", device.name);
+            }
+        }
+        assert_eq!(decode_workspace_len(&all_max, 2), usize::MAX);
+        assert_eq!(decode_workspace_len(&all_max, usize::MAX), usize::MAX);
+
+        let (_, t) = paged_call();
+        let refuse = |p: &DecodeParams| validate_decode(p, &t, &d).unwrap_err();
+        let e = refuse(&huge_dim);
+        assert!(
+            matches!(e, Error::UnsupportedHeadDim { head_dim, .. } if head_dim == 1 << 57),
+            "{e}"
+        );
+        let e = refuse(&zero_dim);
+        assert!(matches!(e, Error::ZeroSize { what: "head_dim" }), "{e}");
+        let e = refuse(&all_max);
+        assert!(
+            matches!(
+                e,
+                Error::TooLarge {
+                    what: "seqlen_q",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        // A GQA group times the query rows past usize::MAX.
+        let rows = DecodeParams {
+            seqlen_q: 4,
+            ..DecodeParams::new(1, 4096, 1 << 62, 1, 128)
+        };
+        let e = refuse(&rows);
+        assert!(
+            matches!(
+                e,
+                Error::TooLarge {
+                    what: "heads_kv x query row blocks",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        // A split count of 0 is refused, and one past the grid too.
+        let (p, _) = paged_call();
+        for (n, what) in [(0, "num_splits"), (70_000, "num_splits")] {
+            let p = DecodeParams {
+                num_splits: Some(n),
+                ..p.clone()
+            };
+            let e = validate_decode(&p, &t, &d).unwrap_err();
+            match e {
+                Error::ZeroSize { what: w } | Error::TooLarge { what: w, .. } => {
+                    assert_eq!(w, what)
+                }
+                other => panic!("{other}"),
+            }
+        }
+    }
+
+    /// The split kernel computes each part's key range in 32-bit ints: a call whose share,
+    /// part end or last block would pass i32::MAX is refused, with the split count given or
+    /// chosen.
+    #[test]
+    fn key_ranges_past_32_bits_are_refused() {
+        let d = h100();
+        let (_, hd) = compiled(128);
+        let (_, t) = paged_call();
+        let longest = 2_147_482_623; // MAX_SEQLEN
+        assert_eq!(longest, MAX_SEQLEN);
+        let forced = DecodeParams {
+            num_splits: Some(65535),
+            ..DecodeParams::new(1, longest, 1, 1, hd)
+        };
+        match validate_decode(&forced, &t, &d) {
+            Err(Error::TooLarge {
+                what: "seqlen_k + num_splits - 1",
+                value,
+                max,
+            }) => {
+                assert_eq!(value, longest as u128 + 65534);
+                assert_eq!(max, i32::MAX as u128);
+            }
+            other => panic!("{other:?}"),
+        }
+        // The automatic count on an H100, 264 parts: their shares fit in 32 bits, the blocks
+        // past a part's end do not.
+        let auto = DecodeParams::new(1, longest, 1, 1, hd);
+        assert_eq!(decode_splits(&auto, &d), 264);
+        let e = validate_decode(&auto, &t, &d).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::TooLarge {
+                    what: "last part's first key + keys per split + 64",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        // 1024 parts of 2^31 - 2^22 keys stay within: the call gets past the split checks to
+        // its (too narrow) block table.
+        let within = DecodeParams {
+            num_splits: Some(1024),
+            ..DecodeParams::new(1, (1 << 31) - (1 << 22), 1, 1, hd)
+        };
+        let e = validate_decode(&within, &t, &d).unwrap_err();
+        assert!(matches!(e, Error::BlockTableTooNarrow { .. }), "{e}");
+        // One part of all the keys begins at key 0: within up to 64 keys of i32::MAX.
+        let one = DecodeParams {
+            num_splits: Some(1),
+            ..DecodeParams::new(1, longest, 1, 1, hd)
+        };
+        let e = validate_decode(&one, &t, &d).unwrap_err();
+        assert!(matches!(e, Error::BlockTableTooNarrow { .. }), "{e}");
     }
 }

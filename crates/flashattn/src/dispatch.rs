@@ -21,9 +21,9 @@
 //! `FLASHATTN_DISPATCH=/path/table.tsv` adds a table read once at first use (for example one
 //! `flashattn-bench tune` just wrote); its entries are consulted before the embedded ones, so
 //! a fresh tuning run takes effect without a rebuild. Because the user asked for that table, a
-//! file that cannot be read, a malformed line, or a row naming a configuration this build does
-//! not have (or one of another dtype or head dim than the row's, or, in a modifier row, one
-//! without a score-modifier kernel) is an error
+//! file that cannot be read, a malformed line (a size of 0 among them), or a row naming a
+//! configuration this build does not have (or one of another dtype or head dim than the row's,
+//! or, in a modifier row, one without a score-modifier kernel) is an error
 //! ([`crate::Error::Environment`]) on every call that would consult it, never silently ignored.
 //! The embedded tables are lenient instead: a trimmed build (`FLASHATTN_HEAD_DIMS`, an arch list
 //! without `90a`) skips the rows it has no kernels for.
@@ -159,7 +159,7 @@ impl FromStr for DispatchRow {
             Some(&"alibi") => Some(RowModifier::Alibi),
             Some(other) => return Err(format!("modifier `{other}` is not softcap or alibi")),
         };
-        Ok(DispatchRow {
+        let row = DispatchRow {
             gpu: f[0].to_string(),
             dtype,
             head_dim: field(&f, 2, "head_dim")?,
@@ -171,7 +171,21 @@ impl FromStr for DispatchRow {
             config: f[8].to_string(),
             p50_ms: field(&f, 9, "p50_ms")?,
             modifier,
-        })
+        };
+        // A zero size is no measured shape, and at an infinite log2 distance from every call it
+        // would never be chosen: refused, so that a user's table cannot hold a row that silently
+        // does nothing.
+        for (name, v) in [
+            ("batch", row.batch),
+            ("heads", row.heads),
+            ("seqlen_q", row.seqlen_q),
+            ("seqlen_k", row.seqlen_k),
+        ] {
+            if v == 0 {
+                return Err(format!("{name} `0` is not valid (sizes are at least 1)"));
+            }
+        }
+        Ok(row)
     }
 }
 
@@ -276,7 +290,8 @@ fn nearest_row<'a>(
     modifier: Option<RowModifier>,
 ) -> Option<&'a DispatchRow> {
     let l2 = |a: f64, b: f64| (a / b).log2().abs();
-    let bh = (p.batch * p.heads_q) as f64;
+    // In f64: choose_config takes unvalidated sizes, whose product may not fit a usize.
+    let bh = p.batch as f64 * p.heads_q as f64;
     rows.iter()
         .filter(|r| {
             r.gpu == gpu
@@ -289,7 +304,7 @@ fn nearest_row<'a>(
             (
                 l2(p.seqlen_q as f64, r.seqlen_q as f64)
                     + l2(p.seqlen_k as f64, r.seqlen_k as f64)
-                    + l2(bh, (r.batch * r.heads) as f64),
+                    + l2(bh, r.batch as f64 * r.heads as f64),
                 r,
             )
         })
@@ -431,6 +446,34 @@ mod tests {
             let err = parse_strict(&line).unwrap_err();
             assert!(err.contains("no score-modifier kernel"), "{err}");
         }
+        // A size of 0, which no call is near: the row would never serve, so it is refused.
+        for field in 4..8 {
+            let mut f: Vec<String> = format!(
+                "GPU X\t{}\t{}\tfalse\t1\t8\t512\t512\t{}\t0.01",
+                c.dtype, c.head_dim, c.name
+            )
+            .split('\t')
+            .map(str::to_string)
+            .collect();
+            f[field] = "0".into();
+            let err = parse_strict(&f.join("\t")).unwrap_err();
+            assert!(err.contains("line 1") && err.contains("`0`"), "{err}");
+        }
+        // Rows and calls whose batch x heads pass usize::MAX are compared in f64.
+        let huge = DispatchRow {
+            batch: usize::MAX,
+            heads: usize::MAX,
+            ..parse_strict(&format!(
+                "GPU X\t{}\t{}\tfalse\t1\t8\t512\t512\t{}\t0.01",
+                c.dtype, c.head_dim, c.name
+            ))
+            .unwrap()
+            .remove(0)
+        };
+        let call = AttentionParams::new(usize::MAX, 512, 512, usize::MAX, c.head_dim);
+        let rows = [huge];
+        let picked = nearest_row(&rows, "GPU X", &call, c.dtype, None);
+        assert_eq!(picked.map(|r| r.batch), Some(usize::MAX));
         // A good one.
         let good = format!(
             "{}\nGPU X\t{}\t{}\ttrue\t1\t8\t512\t512\t{}\t0.01\n",

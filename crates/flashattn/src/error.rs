@@ -64,6 +64,15 @@ pub enum Error {
         /// The tensor it overlaps.
         other: &'static str,
     },
+    /// A buffer belongs to another CUDA context than the stream the call launches on: its
+    /// address means nothing to the kernel there (memory of another device, or of a context
+    /// created apart from the device's primary one). Checked for every buffer of the safe entry
+    /// points; the `_raw` ones take addresses, which carry no context.
+    #[error("{tensor} was allocated in another CUDA context than the launch stream's")]
+    ContextMismatch {
+        /// Which buffer.
+        tensor: &'static str,
+    },
     /// The output's strides map two elements to the same address.
     #[error("o's strides make distinct elements overlap ({detail})")]
     SelfOverlappingOutput {

@@ -1,8 +1,9 @@
 //! The forward launch: typed slices in, validated raw call out.
 
 use std::ffi::CStr;
+use std::sync::Arc;
 
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceSlice};
 use flashattn_sys as sys;
 
 use crate::config::{KernelConfig, candidates, kernel_configs};
@@ -171,7 +172,8 @@ impl std::fmt::Display for Schedule {
 ///
 /// Shapes: q and o `[batch, seqlen_q, heads_q, head_dim]`, k and v `[batch, seqlen_k,
 /// heads_kv, head_dim]`, each with its own [`Strides`]. Everything is validated before the
-/// launch ([`Error::is_validation`]); the call is asynchronous and never synchronizes.
+/// launch ([`Error::is_validation`]), including that every buffer belongs to `stream`'s context
+/// ([`Error::ContextMismatch`]); the call is asynchronous and never synchronizes.
 ///
 /// # Host cost and stream ordering
 ///
@@ -199,6 +201,8 @@ impl std::fmt::Display for Schedule {
 /// write and one `cuEventRecord` of this launch as a read; an output (`o`, `lse`) two waits (its
 /// last read and last write) and one record, each call preceded by a `cuCtxGetCurrent`. For a
 /// plain call with `lse` that is 12 driver calls besides the launch, several microseconds.
+/// None of them can return its status, so cudarc parks a failure in the context; the call
+/// collects it before and after the launch and fails with it ([`Error::Driver`]).
 /// In return this launch runs after every earlier write of its inputs and every earlier use
 /// of its outputs on any stream of the context, later users on other streams (and the
 /// buffers' eventual free) wait for it, and nothing else is required of the caller.
@@ -268,16 +272,47 @@ pub fn forward_workspace_len(device: &DeviceFacts, head_dim: usize) -> usize {
     usize::try_from(floats).unwrap_or(0)
 }
 
-/// [`forward_with`] with an f32 workspace (see [`RawForward::workspace`]): a persistent
-/// warp-specialized launch on Hopper whose last tiles would leave SMs idle (head dim 128,
-/// neither causal nor windowed) may split those tiles' keys across the SMs and merge the parts
-/// through it, a few percent faster at 4,096 keys and more
-/// (docs/benchmarks/2026-11-29-h200-split-tail.md). Allocate it zeroed
-/// ([`cudarc::driver::CudaStream::alloc_zeros`]), [`forward_workspace_len`] elements (a shorter
-/// one is not used), and give each stream its own: every call that completes leaves it ready
-/// for the next (its counters back at zero), and calls that use it must not overlap in time.
+/// The split tail's f32 scratch for [`forward_with_workspace`] (see [`RawForward::workspace`]):
+/// [`forward_workspace_len`] elements, made zeroed.
+///
+/// The kernel counts each split tile's finished pieces in it and the piece that completes a
+/// tile resets its counter, so every call that completes leaves it zeroed for the next. A
+/// buffer holding anything else would leave tiles unmerged and their O unwritten, with no
+/// error; that is why the safe API takes this type, which only [`ForwardWorkspace::new`]
+/// makes, rather than any f32 slice. Calls that use it are ordered on the device like any
+/// other cudarc buffer's users, so one workspace may serve several streams in turn.
+pub struct ForwardWorkspace {
+    floats: CudaSlice<f32>,
+}
+
+impl ForwardWorkspace {
+    /// A zeroed workspace on `stream` for calls of head dim `head_dim` on `device` (at least
+    /// one element, so an allocation is always made).
+    pub fn new(stream: &Arc<CudaStream>, device: &DeviceFacts, head_dim: usize) -> Result<Self> {
+        let len = forward_workspace_len(device, head_dim).max(1);
+        Ok(Self {
+            floats: stream.alloc_zeros::<f32>(len)?,
+        })
+    }
+
+    /// Its f32 elements.
+    pub fn len(&self) -> usize {
+        self.floats.len()
+    }
+
+    /// Never: [`ForwardWorkspace::new`] makes at least one element.
+    pub fn is_empty(&self) -> bool {
+        self.floats.len() == 0
+    }
+}
+
+/// [`forward_with`] with the split tail's workspace: a persistent warp-specialized launch on
+/// Hopper whose last tiles would leave SMs idle (head dim 128, neither causal nor windowed) may
+/// split those tiles' keys across the SMs and merge the parts through it, a few percent faster
+/// at 4,096 keys and more (docs/benchmarks/2026-11-29-h200-split-tail.md). A workspace made for
+/// another head dim or device may be too short, and is then not used.
 #[allow(clippy::too_many_arguments)]
-pub fn forward_with_workspace<T, Q, K, V, O, A, S, W>(
+pub fn forward_with_workspace<T, Q, K, V, O, A, S>(
     stream: &CudaStream,
     params: &AttentionParams,
     q: Tensor<'_, Q>,
@@ -286,7 +321,7 @@ pub fn forward_with_workspace<T, Q, K, V, O, A, S, W>(
     o: TensorMut<'_, O>,
     lse: Option<&mut CudaSlice<f32>>,
     heads: HeadVectors<'_, A, S>,
-    workspace: &mut W,
+    workspace: &mut ForwardWorkspace,
 ) -> Result<LaunchInfo>
 where
     T: Element,
@@ -296,11 +331,12 @@ where
     O: DevicePtrMut<T>,
     A: DevicePtr<f32>,
     S: DevicePtr<f32>,
-    W: DevicePtrMut<f32>,
 {
+    let workspace = &mut workspace.floats;
+    check_context(stream, "workspace", &*workspace)?;
     let len = workspace.len();
-    let (ptr, _guard) = workspace.device_ptr_mut(stream);
-    forward_tensors(
+    let (ptr, guard) = workspace.device_ptr_mut(stream);
+    let info = forward_tensors(
         stream,
         params,
         q,
@@ -311,7 +347,11 @@ where
         heads,
         None,
         Some(RawVector { ptr, len }),
-    )
+    )?;
+    // forward_tensors collected the errors of its own guards; this one records as it drops.
+    drop(guard);
+    guard_errors(stream)?;
+    Ok(info)
 }
 
 /// [`forward_with`] behind both entry points: the tensors' device pointers (guards held for the
@@ -338,15 +378,30 @@ where
     A: DevicePtr<f32>,
     S: DevicePtr<f32>,
 {
+    // Before any guard is taken: taking one already queues work for the buffer on `stream`.
+    check_context(stream, "q", q.data)?;
+    check_context(stream, "k", k.data)?;
+    check_context(stream, "v", v.data)?;
+    check_context(stream, "o", &*o.data)?;
+    if let Some(l) = lse.as_deref() {
+        check_context(stream, "lse", l)?;
+    }
+    if let Some(a) = heads.alibi_slopes {
+        check_context(stream, "alibi_slopes", a)?;
+    }
+    if let Some(s) = heads.sinks {
+        check_context(stream, "sinks", s)?;
+    }
     let slopes = heads.alibi_slopes.map(|a| (a.device_ptr(stream), a.len()));
     let sinks = heads.sinks.map(|s| (s.device_ptr(stream), s.len()));
-    let (q_ptr, _q_guard) = q.data.device_ptr(stream);
-    let (k_ptr, _k_guard) = k.data.device_ptr(stream);
-    let (v_ptr, _v_guard) = v.data.device_ptr(stream);
+    let (q_ptr, q_guard) = q.data.device_ptr(stream);
+    let (k_ptr, k_guard) = k.data.device_ptr(stream);
+    let (v_ptr, v_guard) = v.data.device_ptr(stream);
     let o_len = o.data.len();
-    let (o_ptr, _o_guard) = o.data.device_ptr_mut(stream);
+    let (o_ptr, o_guard) = o.data.device_ptr_mut(stream);
     let lse_len = lse.as_ref().map(|l| l.len());
     let lse_ptr = lse.map(|l| l.device_ptr_mut(stream));
+    guard_errors(stream)?;
     let tensor = |ptr: u64, len: usize, strides: Strides| RawTensor {
         ptr,
         len,
@@ -375,7 +430,40 @@ where
     // SAFETY: the pointers come from live cudarc buffers of the stated lengths and dtypes;
     // the guards above (and the caller's, for `varlen`) order this launch after earlier writes
     // and record it for later use.
-    unsafe { launch_raw(stream, params, &raw, varlen) }
+    let launched = unsafe { launch_raw(stream, params, &raw, varlen) };
+    // Dropping the guards records the launch for the buffers' later users; a failed record
+    // must fail this call. (A refused call leaves any such failure parked for the next check
+    // rather than hide its own error.)
+    drop((slopes, sinks, q_guard, k_guard, v_guard, o_guard, lse_ptr));
+    let info = launched?;
+    guard_errors(stream)?;
+    Ok(info)
+}
+
+/// Refuse a buffer of another context than `stream`'s: cudarc's `device_ptr` does not check,
+/// and the kernel would address another context's memory. Compared as cudarc's own
+/// `memcpy_dtod` compares them, by the raw `CUcontext` (two handles of a device's primary
+/// context are one context).
+pub(crate) fn check_context<T, B: DeviceSlice<T>>(
+    stream: &CudaStream,
+    tensor: &'static str,
+    buf: &B,
+) -> Result<()> {
+    if buf.stream().context() == stream.context() {
+        Ok(())
+    } else {
+        Err(Error::ContextMismatch { tensor })
+    }
+}
+
+/// The driver errors of cudarc's stream-ordering guards: taking one may queue a
+/// `cuStreamWaitEvent` and dropping it a `cuEventRecord`, and neither can return a status, so
+/// cudarc parks a failure in the context's error slot. Taking it here makes the call whose
+/// ordering failed report it. The slot is context-wide and keeps only the last failure, so one
+/// parked by other work on the context (cudarc's drops) is reported here too, as the next
+/// `bind_to_thread` would. One atomic swap: cheap enough for every launch.
+pub(crate) fn guard_errors(stream: &CudaStream) -> Result<()> {
+    Ok(stream.context().check_err()?)
 }
 
 /// Launch from raw device addresses (for frameworks that hold their own buffers, with a dtype
@@ -728,11 +816,18 @@ pub(crate) fn auto_config(
             .filter(runnable)
             .filter(move |c| c.warps > 1 || !multi_warp)
     };
-    let target = 2 * device.sm_count;
-    let ctas =
-        |c: &KernelConfig| params.seqlen_q.div_ceil(c.block_m) * params.batch * params.heads_q;
+    // Saturating: choose_config takes unvalidated sizes, and a count past usize::MAX fills
+    // the device all the same.
+    let target = device.sm_count.saturating_mul(2);
+    let ctas = |c: &KernelConfig| {
+        params
+            .seqlen_q
+            .div_ceil(c.block_m)
+            .saturating_mul(params.batch)
+            .saturating_mul(params.heads_q)
+    };
     // Independent key walks; a split only counts when each group gets a key tile of its own.
-    let units = |c: &KernelConfig| ctas(c) * c.kv_splits;
+    let units = |c: &KernelConfig| ctas(c).saturating_mul(c.kv_splits);
     let key_tiles = |c: &KernelConfig| params.seqlen_k.div_ceil(c.block_n);
     // Head dim <= 64 leaves room for 128 keys of S per warp: FlashAttention-2's 128 x 128 tile,
     // and the tuner's pick for every long d64 shape on the H100. Larger head dims take 64 keys.
@@ -747,8 +842,9 @@ pub(crate) fn auto_config(
             c.min_compute_capability,
         )
     };
-    // Whether tiles of `tile` cover `len` with at most 1/16 of padding in the last one.
-    let pads_little = |len: usize, tile: usize| (len.div_ceil(tile) * tile - len) * 16 <= len;
+    // Whether tiles of `tile` cover `len` with at most 1/16 of padding in the last one (the
+    // padding found without rounding `len` up, which can overflow).
+    let pads_little = |len: usize, tile: usize| (tile - len % tile) % tile * 16 <= len;
     // A wide key tile wastes the padding of the last one: on short sequences a narrower one wins.
     let ws_width = |c: &KernelConfig| {
         if c.warp_specialized() && pads_little(params.seqlen_k, c.block_n) {
@@ -1091,6 +1187,31 @@ mod tests {
                 let c = auto_config(&short, dtype, &h100, false).unwrap();
                 if ws().any(|c| 256 % c.block_n == 0) {
                     assert_eq!(256 % c.block_n, 0, "{dtype} d{d}: {}", c.name);
+                }
+            }
+        }
+    }
+
+    /// choose_config takes sizes no call validated: counts past usize::MAX saturate in the
+    /// built-in rule and the tuned-table distance instead of overflowing.
+    #[test]
+    fn choosing_for_sizes_past_usize_does_not_overflow() {
+        let h100 = DeviceFacts::new("NVIDIA H100 80GB HBM3", 132, 90, 227 * 1024);
+        let most = DeviceFacts::new("NVIDIA H100 80GB HBM3", usize::MAX, 90, 227 * 1024);
+        for dtype in [DType::F16, DType::BF16] {
+            for d in crate::compiled_head_dims(dtype) {
+                for (batch, seqlen, heads) in [
+                    (usize::MAX, usize::MAX, usize::MAX),
+                    (1 << 40, usize::MAX - 3, 1 << 40),
+                    (0, 0, 0),
+                ] {
+                    let p = AttentionParams::new(batch, seqlen, seqlen, heads, d);
+                    for device in [&h100, &most] {
+                        for mods in [false, true] {
+                            let _ = choose_config_for(&p, dtype, device, mods);
+                            let _ = auto_config(&p, dtype, device, mods);
+                        }
+                    }
                 }
             }
         }

@@ -49,9 +49,9 @@ pub use device::{
 pub use dispatch::{DISPATCH_VARIABLE, DispatchRow, RowModifier};
 pub use error::{Error, Result};
 pub use forward::{
-    Feed, HeadVectors, LaunchInfo, Schedule, Tensor, TensorMut, choose_config, choose_config_for,
-    forward, forward_raw, forward_with, forward_with_workspace, forward_workspace_len,
-    prepare_forward,
+    Feed, ForwardWorkspace, HeadVectors, LaunchInfo, Schedule, Tensor, TensorMut, choose_config,
+    choose_config_for, forward, forward_raw, forward_with, forward_with_workspace,
+    forward_workspace_len, prepare_forward,
 };
 pub use merge::{MergeShape, RawState, merge_states, merge_states_raw, validate_merge};
 pub use problem::{

@@ -11,7 +11,7 @@ use flashattn_sys as sys;
 
 use crate::Element;
 use crate::error::{Error, Result};
-use crate::forward::{Tensor, TensorMut};
+use crate::forward::{Tensor, TensorMut, check_context, guard_errors};
 use crate::problem::{
     RawTensor, Strides, check_alignment, check_output_does_not_self_overlap, required_len,
 };
@@ -40,6 +40,11 @@ pub struct RawState {
     /// f32 elements available at `lse`.
     pub lse_len: usize,
 }
+
+/// The largest head dim a merge takes: each lane of the kernel walks its row's columns in 32-bit
+/// steps of 256 (cuda-src/merge/merge_states.cu), and the step past the last column must not
+/// overflow. The C entry point refuses the same.
+const MAX_HEAD_DIM: usize = i32::MAX as usize - 256;
 
 /// Check a merge completely on the host. The output may be one of the inputs exactly (same
 /// address and strides: each element is read before it is written by the same thread), and
@@ -72,17 +77,17 @@ pub fn validate_merge(
             detail: format!("head_dim {head_dim} is not a multiple of 8 (16-byte vectors)"),
         });
     }
-    for (what, v) in [
-        ("batch", batch),
-        ("seqlen", seqlen),
-        ("heads", heads),
-        ("head_dim", head_dim),
+    for (what, v, max) in [
+        ("batch", batch, i32::MAX as usize),
+        ("seqlen", seqlen, i32::MAX as usize),
+        ("heads", heads, i32::MAX as usize),
+        ("head_dim", head_dim, MAX_HEAD_DIM),
     ] {
-        if v > i32::MAX as usize {
+        if v > max {
             return Err(Error::TooLarge {
                 what,
                 value: v as u128,
-                max: i32::MAX as u128,
+                max: max as u128,
             });
         }
     }
@@ -98,7 +103,7 @@ pub fn validate_merge(
     }
     let dims = [batch, seqlen, heads];
     let elem = dtype.size_bytes() as u128;
-    let lse_required = (batch * heads) as u128 * seqlen as u128;
+    let lse_required = batch as u128 * heads as u128 * seqlen as u128;
     // (name, first byte, one past the last, strides of an O tensor): no allocation per launch.
     let mut spans = [("", 0u128, 0u128, None::<Strides>); 6];
     for (k, (o_name, lse_name, s)) in [("o_a", "lse_a", a), ("o_b", "lse_b", b), ("o", "lse", out)]
@@ -183,14 +188,22 @@ where
         dtype: T::DTYPE,
         strides,
     };
-    let (a_ptr, _ag) = a.data.device_ptr(stream);
-    let (b_ptr, _bg) = b.data.device_ptr(stream);
-    let (la_ptr, _lag) = lse_a.device_ptr(stream);
-    let (lb_ptr, _lbg) = lse_b.device_ptr(stream);
+    // Before any guard is taken: taking one already queues work for the buffer on `stream`.
+    check_context(stream, "o_a", a.data)?;
+    check_context(stream, "lse_a", lse_a)?;
+    check_context(stream, "o_b", b.data)?;
+    check_context(stream, "lse_b", lse_b)?;
+    check_context(stream, "o", &*out.data)?;
+    check_context(stream, "lse", &*lse_out)?;
+    let (a_ptr, ag) = a.data.device_ptr(stream);
+    let (b_ptr, bg) = b.data.device_ptr(stream);
+    let (la_ptr, lag) = lse_a.device_ptr(stream);
+    let (lb_ptr, lbg) = lse_b.device_ptr(stream);
     let o_len = out.data.len();
     let lo_len = lse_out.len();
-    let (o_ptr, _og) = out.data.device_ptr_mut(stream);
-    let (lo_ptr, _log) = lse_out.device_ptr_mut(stream);
+    let (o_ptr, og) = out.data.device_ptr_mut(stream);
+    let (lo_ptr, log) = lse_out.device_ptr_mut(stream);
+    guard_errors(stream)?;
     let state_a = RawState {
         o: raw(a_ptr, a.data.len(), a.strides),
         lse: la_ptr,
@@ -207,7 +220,12 @@ where
         lse_len: lo_len,
     };
     // SAFETY: live cudarc buffers of the stated lengths; the guards order the launch on `stream`.
-    unsafe { merge_states_raw(stream, shape, &state_a, &state_b, &state_out) }
+    let launched = unsafe { merge_states_raw(stream, shape, &state_a, &state_b, &state_out) };
+    // Dropping the guards records the launch for the buffers' later users; a failed record
+    // must fail this call.
+    drop((ag, bg, lag, lbg, og, log));
+    launched?;
+    guard_errors(stream)
 }
 
 /// [`merge_states`] from raw device addresses (the output may be an input exactly, for an

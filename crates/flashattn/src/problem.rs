@@ -16,33 +16,43 @@ pub struct Strides {
     pub head: i64,
 }
 
+/// `a * b` as a stride, saturating at `i64::MAX`: the layout constructors take any sizes, and a
+/// saturated stride is no multiple of the kernels' 16-byte chunks (nor would a tensor hold
+/// what it addresses), so validation refuses any call that passes it ([`Error::Misaligned`]).
+fn stride_of(a: usize, b: usize) -> i64 {
+    i64::try_from(a.saturating_mul(b)).unwrap_or(i64::MAX)
+}
+
 impl Strides {
-    /// Contiguous `[batch, seqlen, heads, head_dim]` (FlashAttention's native layout).
+    /// Contiguous `[batch, seqlen, heads, head_dim]` (FlashAttention's native layout). A stride
+    /// past `i64::MAX` saturates there, and validation refuses it.
     pub fn bshd(seqlen: usize, heads: usize, head_dim: usize) -> Self {
-        let row = (heads * head_dim) as i64;
+        let row = stride_of(heads, head_dim);
         Strides {
-            batch: row * seqlen as i64,
+            batch: row.saturating_mul(stride_of(seqlen, 1)),
             row,
-            head: head_dim as i64,
+            head: stride_of(head_dim, 1),
         }
     }
 
     /// Contiguous packed `[total_tokens, heads, head_dim]`, the layout of a variable-length call
-    /// ([`crate::forward_varlen`]; the batch stride, 0 here, is ignored there).
+    /// ([`crate::forward_varlen`]; the batch stride, 0 here, is ignored there). Saturating, as
+    /// [`Strides::bshd`].
     pub fn packed(heads: usize, head_dim: usize) -> Self {
         Strides {
             batch: 0,
-            row: (heads * head_dim) as i64,
-            head: head_dim as i64,
+            row: stride_of(heads, head_dim),
+            head: stride_of(head_dim, 1),
         }
     }
 
-    /// Contiguous `[batch, heads, seqlen, head_dim]` (PyTorch SDPA's layout).
+    /// Contiguous `[batch, heads, seqlen, head_dim]` (PyTorch SDPA's layout). Saturating, as
+    /// [`Strides::bshd`].
     pub fn bhsd(seqlen: usize, heads: usize, head_dim: usize) -> Self {
-        let head = (seqlen * head_dim) as i64;
+        let head = stride_of(seqlen, head_dim);
         Strides {
-            batch: head * heads as i64,
-            row: head_dim as i64,
+            batch: head.saturating_mul(stride_of(heads, 1)),
+            row: stride_of(head_dim, 1),
             head,
         }
     }
@@ -272,7 +282,7 @@ pub struct RawForward {
     /// Optional f32 scratch on the device ([`crate::forward_workspace_len`] elements), zeroed
     /// before its first use: with it, a persistent launch whose last tiles would leave SMs idle
     /// may split those tiles' keys across SMs and merge the parts through it (the split tail,
-    /// cuda-src/common/tile_work.cuh). Every call that completes leaves it ready for the next
+    /// cuda-src/common/walk_deal.cuh). Every call that completes leaves it ready for the next
     /// (its counters back at zero); one call at a time may use it. A shorter one is not used. It
     /// is written: it must overlap nothing else.
     pub workspace: Option<RawVector>,

@@ -28,7 +28,9 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 
 use crate::Element;
 use crate::error::{Error, Result};
-use crate::forward::{HeadVectors, LaunchInfo, Tensor, TensorMut, forward_tensors};
+use crate::forward::{
+    HeadVectors, LaunchInfo, Tensor, TensorMut, check_context, forward_tensors, guard_errors,
+};
 use crate::problem::{AttentionParams, RawVarlen};
 
 #[cfg(doc)]
@@ -110,16 +112,19 @@ pub fn check_varlen_seqlens(
     total_k: usize,
 ) -> Result<()> {
     let batch = params.batch;
+    // `batch + 1` overflows only for a batch no slice can describe: every length is then
+    // refused, and the error states the saturated count.
+    let entries = batch.checked_add(1);
     for (input, cu, total, max) in [
         ("cu_seqlens_q", cu_seqlens_q, total_q, params.seqlen_q),
         ("cu_seqlens_k", cu_seqlens_k, total_k, params.seqlen_k),
     ] {
-        if cu.len() != batch + 1 {
+        if Some(cu.len()) != entries {
             return Err(Error::SeqlensLength {
                 input,
                 len: cu.len(),
                 batch,
-                expected: batch + 1,
+                expected: batch.saturating_add(1),
             });
         }
         let contents = |sequence: usize, detail: String| Error::SeqlensContents {
@@ -227,8 +232,13 @@ where
     A: DevicePtr<f32>,
     S: DevicePtr<f32>,
 {
-    let (cu_q, _cu_q_guard) = seqs.cu_seqlens_q.device_ptr(stream);
-    let (cu_k, _cu_k_guard) = seqs.cu_seqlens_k.device_ptr(stream);
+    check_context(stream, "cu_seqlens_q", seqs.cu_seqlens_q)?;
+    check_context(stream, "cu_seqlens_k", seqs.cu_seqlens_k)?;
+    if let Some(u) = seqs.seqused_k {
+        check_context(stream, "seqused_k", u)?;
+    }
+    let (cu_q, cu_q_guard) = seqs.cu_seqlens_q.device_ptr(stream);
+    let (cu_k, cu_k_guard) = seqs.cu_seqlens_k.device_ptr(stream);
     let used = seqs.seqused_k.map(|u| (u.device_ptr(stream), u.len()));
     let raw = RawVarlen {
         cu_seqlens_q: (cu_q, seqs.cu_seqlens_q.len()),
@@ -237,7 +247,11 @@ where
         total_q: seqs.total_q,
         total_k: seqs.total_k,
     };
-    forward_tensors(stream, params, q, k, v, o, lse, heads, Some(&raw), None)
+    let info = forward_tensors(stream, params, q, k, v, o, lse, heads, Some(&raw), None)?;
+    // forward_tensors collected the errors of its own guards; these record as they drop.
+    drop((cu_q_guard, cu_k_guard, used));
+    guard_errors(stream)?;
+    Ok(info)
 }
 
 /// [`forward_varlen`] from raw device addresses (as [`crate::forward_raw`] is to

@@ -359,6 +359,38 @@ fn sizes_that_overflow_kernel_indexing_are_refused() {
     ));
 }
 
+/// The layout constructors take any sizes: a stride past i64::MAX saturates there instead of
+/// overflowing (a panic in debug builds, a wrapped stride in release), and validation refuses
+/// a call that passes one.
+#[test]
+fn layout_helpers_saturate_and_validation_refuses_the_result() {
+    let m = usize::MAX;
+    let max = i64::MAX;
+    let all = |s: Strides| (s.batch, s.row, s.head);
+    assert_eq!(all(Strides::bshd(m, m, m)), (max, max, max));
+    assert_eq!(all(Strides::bhsd(m, m, m)), (max, max, max));
+    assert_eq!(all(Strides::packed(m, m)), (0, max, max));
+    // Only the products past i64::MAX saturate.
+    assert_eq!(
+        all(Strides::bshd(1 << 40, 1 << 20, 1 << 10)),
+        (max, 1 << 30, 1 << 10)
+    );
+    assert_eq!(
+        all(Strides::bhsd(1 << 20, 1 << 40, 1 << 10)),
+        (max, 1 << 10, 1 << 30)
+    );
+    assert_eq!(all(Strides::packed(1 << 60, 1 << 10)), (0, max, 1 << 10));
+    assert_eq!(all(Strides::bshd(5, 8, 128)), (5 * 8 * 128, 8 * 128, 128));
+    assert_eq!(all(Strides::bhsd(5, 8, 128)), (8 * 5 * 128, 128, 5 * 128));
+    // i64::MAX is no multiple of a 16-byte chunk.
+    let (p, mut t) = good();
+    t.k.strides = Strides::bshd(1 << 40, 1 << 20, D);
+    assert!(matches!(
+        validate(&p, &t),
+        Err(Error::Misaligned { tensor: "k", .. })
+    ));
+}
+
 #[test]
 fn bad_scales_are_refused() {
     for s in [0.0, -1.0, f32::NAN, f32::INFINITY] {
@@ -489,6 +521,146 @@ fn a_stale_runtime_error_does_not_fail_the_next_launch() {
     stream.synchronize().unwrap();
     // SAFETY: no arguments; clears this test's deliberate error for the tests after it.
     unsafe { cudaGetLastError() };
+}
+
+/// Every buffer must belong to the launch stream's context: one of another context (a second,
+/// non-primary context on the same device) is refused before anything is queued for it, while
+/// two handles of the device's primary context are one context. A driver failure cudarc parks
+/// in the context (its stream-ordering guards cannot return one) fails the call that collects
+/// it, and only that call.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn buffers_of_another_context_are_refused_and_parked_driver_errors_reported() {
+    use cudarc::driver::sys::cudaError_enum;
+    use flashattn::{MergeShape, Tensor, TensorMut};
+    use half::f16;
+    let ctx = flashattn::open_device(0).expect("a CUDA GPU");
+    let again = flashattn::open_device(0).unwrap();
+    let other = cudarc::driver::CudaContext::new_non_primary(0, 0).unwrap();
+    let d = *flashattn::compiled_head_dims(DType::F16).first().unwrap();
+    let p = AttentionParams::new(1, 64, 64, 2, d);
+    let n = 64 * 2 * d;
+    let stream = ctx.default_stream();
+    let q = again.default_stream().alloc_zeros::<f16>(n).unwrap();
+    let k = stream.alloc_zeros::<f16>(n).unwrap();
+    let v = stream.alloc_zeros::<f16>(n).unwrap();
+    let mut o = stream.alloc_zeros::<f16>(n).unwrap();
+    let mut lse = stream.alloc_zeros::<f32>(2 * 64).unwrap();
+    forward_bshd(&stream, &p, [&q, &k, &v], &mut o, Some(&mut lse)).unwrap();
+
+    let far = other.default_stream();
+    let far_q = far.alloc_zeros::<f16>(n).unwrap();
+    let mut far_o = far.alloc_zeros::<f16>(n).unwrap();
+    let mut far_lse = far.alloc_zeros::<f32>(2 * 64).unwrap();
+    let refused = |r: flashattn::Result<flashattn::LaunchInfo>| match r {
+        Err(Error::ContextMismatch { tensor }) => tensor,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        refused(forward_bshd(&stream, &p, [&far_q, &k, &v], &mut o, None)),
+        "q"
+    );
+    assert_eq!(
+        refused(forward_bshd(&stream, &p, [&q, &k, &v], &mut far_o, None)),
+        "o"
+    );
+    assert_eq!(
+        refused(forward_bshd(
+            &stream,
+            &p,
+            [&q, &k, &v],
+            &mut o,
+            Some(&mut far_lse)
+        )),
+        "lse"
+    );
+    let shape = MergeShape {
+        batch: 1,
+        seqlen: 64,
+        heads: 2,
+        head_dim: d,
+    };
+    let s = Strides::bshd(64, 2, d);
+    let merged = flashattn::merge_states(
+        &stream,
+        &shape,
+        Tensor::new(&q, s),
+        &far_lse,
+        Tensor::new(&k, s),
+        &lse,
+        TensorMut::new(&mut o, s),
+        &mut lse.clone(),
+    );
+    assert!(
+        matches!(merged, Err(Error::ContextMismatch { tensor: "lse_a" })),
+        "{merged:?}"
+    );
+    // Decode: a split launch with its workspace runs; a foreign workspace or block table is
+    // refused.
+    let facts = flashattn::device_facts(&ctx).unwrap();
+    let dp = flashattn::DecodeParams {
+        num_splits: Some(2),
+        ..flashattn::DecodeParams::new(1, 64, 2, 2, d)
+    };
+    let qs = Strides::bshd(1, 2, d);
+    let mut dec_o = stream.alloc_zeros::<f16>(2 * d).unwrap();
+    let ws_len = flashattn::decode_workspace_len(&dp, 2);
+    let mut ws = stream.alloc_zeros::<f32>(ws_len).unwrap();
+    let mut far_ws = far.alloc_zeros::<f32>(ws_len).unwrap();
+    let table = stream.clone_htod(&[0i32, 1, 2, 3]).unwrap();
+    let far_table = far.clone_htod(&[0i32, 1, 2, 3]).unwrap();
+    type NoTable<'a> = Option<flashattn::PagedKv<'a, cudarc::driver::CudaSlice<i32>>>;
+    let no_lens = None::<&cudarc::driver::CudaSlice<i32>>;
+    let mut decode = |paged: NoTable, ws: &mut cudarc::driver::CudaSlice<f32>| {
+        let kv_s = match paged {
+            Some(_) => Strides::bshd(16, 2, d),
+            None => s,
+        };
+        flashattn::decode(
+            &stream,
+            &facts,
+            &dp,
+            Tensor::new(&q, qs),
+            Tensor::new(&k, kv_s),
+            Tensor::new(&v, kv_s),
+            paged,
+            no_lens,
+            TensorMut::new(&mut dec_o, qs),
+            None,
+            Some(ws),
+        )
+    };
+    decode(None, &mut ws).unwrap();
+    let paged = |table| flashattn::PagedKv {
+        block_table: table,
+        width: 4,
+        page_size: 16,
+        num_pages: 4,
+    };
+    decode(Some(paged(&table)), &mut ws).unwrap();
+    for (r, what) in [
+        (decode(None, &mut far_ws), "workspace"),
+        (decode(Some(paged(&far_table)), &mut ws), "block_table"),
+    ] {
+        assert!(
+            matches!(r, Err(Error::ContextMismatch { tensor }) if tensor == what),
+            "{what}: {r:?}"
+        );
+    }
+    stream.synchronize().unwrap();
+    // The refusals took no guard of a foreign buffer, so they parked nothing.
+    ctx.check_err().unwrap();
+
+    ctx.record_err::<()>(Err(cudarc::driver::DriverError(
+        cudaError_enum::CUDA_ERROR_INVALID_HANDLE,
+    )));
+    match forward_bshd(&stream, &p, [&q, &k, &v], &mut o, None) {
+        Err(Error::Driver(e)) => assert_eq!(e.0, cudaError_enum::CUDA_ERROR_INVALID_HANDLE),
+        other => panic!("{other:?}"),
+    }
+    forward_bshd(&stream, &p, [&q, &k, &v], &mut o, Some(&mut lse)).unwrap();
+    stream.synchronize().unwrap();
+    ctx.check_err().unwrap();
 }
 
 /// Kernels above 48 KiB of shared memory opt in once per device and then launch without
@@ -803,6 +975,29 @@ fn merges_are_validated() {
     assert!(matches!(
         validate_merge(&shape, &a, &b, &short),
         Err(Error::SliceTooShort { tensor: "lse", .. })
+    ));
+    // A lane's 32-bit column index steps 256 past the last column: head dims within 256 of
+    // i32::MAX are refused (the multiples of 8 from 2^31 - 256 up), the ones below reach the
+    // buffer checks.
+    let wide = MergeShape {
+        head_dim: (1 << 31) - 256,
+        ..shape
+    };
+    match validate_merge(&wide, &a, &b, &b) {
+        Err(Error::TooLarge {
+            what: "head_dim",
+            max,
+            ..
+        }) => assert_eq!(max, i32::MAX as u128 - 256),
+        other => panic!("{other:?}"),
+    }
+    let widest = MergeShape {
+        head_dim: (1 << 31) - 264,
+        ..shape
+    };
+    assert!(matches!(
+        validate_merge(&widest, &a, &b, &b),
+        Err(Error::SliceTooShort { tensor: "o_a", .. })
     ));
     let odd = MergeShape {
         head_dim: 12,

@@ -242,6 +242,24 @@ fn host_copies_of_the_sequence_vectors_are_checked_completely() {
     ));
 }
 
+/// A batch of usize::MAX sequences has no `batch + 1`: every length is refused, and nothing is
+/// indexed or overflowed on the way.
+#[test]
+fn a_batch_no_slice_can_describe_is_refused_without_overflow() {
+    let p = AttentionParams::new(usize::MAX, 11, 11, 4, D);
+    for cu in [&[][..], &[0], &[0, 5]] {
+        match check_varlen_seqlens(&p, cu, cu, Some(cu), 0, 0) {
+            Err(Error::SeqlensLength {
+                input: "cu_seqlens_q",
+                len,
+                batch: usize::MAX,
+                expected: usize::MAX,
+            }) => assert_eq!(len, cu.len()),
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
 #[test]
 fn packed_strides_are_the_contiguous_token_layout() {
     let s = Strides::packed(8, 128);
