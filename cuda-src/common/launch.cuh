@@ -117,6 +117,17 @@ enum class LaunchOrder {
     kPlain,      // after that kernel completes
 };
 
+// A launch's status for the C API: success, or FLASHATTN_STATUS_CUDA_ERROR with the CUDA error
+// in `cuda_error` and the runtime's per-thread last error cleared (left set, the next healthy
+// launch on this thread, ours or the caller's, would read it back from cudaGetLastError() and
+// report a failure that is not its own).
+inline FlashAttnStatus launch_status(cudaError_t err, int32_t *cuda_error) {
+    if (err == cudaSuccess) return FLASHATTN_STATUS_SUCCESS;
+    (void)cudaGetLastError();
+    *cuda_error = static_cast<int32_t>(err);
+    return FLASHATTN_STATUS_CUDA_ERROR;
+}
+
 // cudaLaunchKernelEx with `config`'s dynamic shared memory opted in where it is above 48 KB: once
 // per device, remembered in `facts` (cudaFuncSetAttribute takes the context's lock; idempotent).
 // A context destroyed and created again (cudaDeviceReset, a primary context released by every
@@ -152,11 +163,9 @@ cudaError_t launch_opted_in(Kernel kernel, const cudaLaunchConfig_t &config, int
 // Launch a forward kernel over `grid` (tile_grid, or a persistent kernel's CTAs) with the tile's
 // dynamic shared memory and `args` as its argument (the params themselves, or a struct that
 // carries them), in `order` (every forward kernel begins with wait_for_prerequisite_grids, so it
-// may be launched either way); every CUDA status goes back through
-// params->cuda_error. A failed call also clears the runtime's per-thread last error: left set,
-// the next healthy launch on this thread (ours or the caller's) would read it back from
-// cudaGetLastError() and report a failure that is not its own. cudaLaunchKernelEx returns this
-// launch's own status, so no earlier error leaks in here.
+// may be launched either way); every CUDA status goes back through params->cuda_error
+// (launch_status). cudaLaunchKernelEx returns this launch's own status, so no earlier error
+// leaks in here.
 template <typename Kernel, typename Args>
 FlashAttnStatus launch_tiles(Kernel kernel, dim3 grid, int threads, int smem_bytes, FlashAttnFwdParams *params,
                              cudaStream_t stream, KernelFacts &facts, const Args &args,
@@ -178,13 +187,7 @@ FlashAttnStatus launch_tiles(Kernel kernel, dim3 grid, int threads, int smem_byt
         config.attrs = &overlap;
         config.numAttrs = 1;
     }
-    const cudaError_t err = launch_opted_in(kernel, config, device, facts, args);
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        params->cuda_error = static_cast<int32_t>(err);
-        return FLASHATTN_STATUS_CUDA_ERROR;
-    }
-    return FLASHATTN_STATUS_SUCCESS;
+    return launch_status(launch_opted_in(kernel, config, device, facts, args), &params->cuda_error);
 }
 
 }  // namespace flashattn

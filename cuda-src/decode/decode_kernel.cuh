@@ -147,7 +147,9 @@ cudaError_t launch_split_and_combine(const FlashAttnDecodeParams &p, cudaStream_
     }
     cudaError_t err = launch_opted_in(split_kernel, config, device, split_facts, p);
     if (err != cudaSuccess || p.num_splits == 1) return err;
-    // One CTA per query row (at most i32::MAX rows: the Rust layer checks).
+    // One CTA per query row (at most INT32_MAX rows: decode_api.cu's launchable). Should this
+    // launch fail, the split kernel is queued already and writes only the workspace; the call
+    // reports the failure, and O is not written.
     config.gridDim = dim3(static_cast<unsigned>(int64_t{p.batch} * p.heads_q * p.seqlen_q));
     config.dynamicSmemBytes = 0;
     config.attrs = nullptr;
@@ -169,14 +171,9 @@ template <typename Element, int kHeadDim>
 FlashAttnStatus launch_decode(FlashAttnDecodeParams *p, cudaStream_t stream) {
     using Traits = MmaDecodeTraits<Element, kHeadDim>;
     static KernelFacts facts;
-    const cudaError_t err = launch_split_and_combine<Element, kHeadDim, Traits::kRows>(
-        *p, stream, decode_mma_kernel<Traits>, Traits::kSmemBytes, facts);
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();  // a failed launch must not leak its error into the next call
-        p->cuda_error = static_cast<int32_t>(err);
-        return FLASHATTN_STATUS_CUDA_ERROR;
-    }
-    return FLASHATTN_STATUS_SUCCESS;
+    return launch_status(launch_split_and_combine<Element, kHeadDim, Traits::kRows>(
+                             *p, stream, decode_mma_kernel<Traits>, Traits::kSmemBytes, facts),
+                         &p->cuda_error);
 }
 
 }  // namespace flashattn::decode

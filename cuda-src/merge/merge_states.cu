@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "common/launch.cuh"
 #include "common/merge.cuh"
 #include "flashattn.h"
 
@@ -85,13 +86,7 @@ FlashAttnStatus launch(FlashAttnMergeParams *p, cudaStream_t stream) {
     config.gridDim = dim3(static_cast<unsigned>(blocks < 65535 * 32 ? blocks : 65535 * 32));
     config.blockDim = dim3(kWarpsPerBlock * 32);
     config.stream = stream;
-    const cudaError_t err = cudaLaunchKernelEx(&config, merge_kernel<Element>, *p);
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();  // see launch_tiles: a failed launch must not leak its error
-        p->cuda_error = static_cast<int32_t>(err);
-        return FLASHATTN_STATUS_CUDA_ERROR;
-    }
-    return FLASHATTN_STATUS_SUCCESS;
+    return launch_status(cudaLaunchKernelEx(&config, merge_kernel<Element>, *p), &p->cuda_error);
 }
 
 }  // namespace flashattn::merge

@@ -245,8 +245,8 @@ struct TmaFeed {
         for (int a = 0; a < kAtoms; ++a) tma_load_4d(dst + a * kRows * kAtomRowBytes, map, bar, a * 64, row, head, batch);
     }
     __device__ __forceinline__ int key0(int j) const { return (n_block_max - 1 - j) * Traits::kBlockN; }
-    // Tile j's first row in K and V. The dense variant computes it from j as before: the same
-    // number, but counting down from kv_row0 changes its key loop's machine code.
+    // Tile j's first row in K and V. The dense variant computes it from j: the same number as
+    // counting down from kv_row0, which would change its key loop's machine code.
     __device__ __forceinline__ int kv_row(int j) const {
         if constexpr (Work::Features::kVarlen) return kv_row0 - j * Traits::kBlockN;
         return key0(j);

@@ -53,7 +53,7 @@ struct TensorMapKey {
 // step of a one-layer model) passes the same few tensors call after call, so each thread keeps its
 // last kSlots maps, four launches' worth, searched in full (a direct-mapped table let two of one
 // launch's four maps share a slot and evict each other on every call) and replaced oldest first;
-// a miss costs the search more than before. Many layers, each with its own K/V cache, cycle
+// a miss costs the full search. Many layers, each with its own K/V cache, cycle
 // through more maps than that and miss every time: a larger, hashed table would cover them. Per
 // thread: no lock on the launch path. Zero-initialised static storage, no guard.
 struct TensorMapMemo {

@@ -19,6 +19,11 @@ constexpr int swizzled_tile_bytes(int rows, int head_dim) { return rows * swizzl
 
 // One mbarrier in shared memory (a 64-bit word, tma.cuh).
 constexpr int kMbarrierBytes = 8;
+// Hopper's shared memory: 228 KiB an SM, of which the hardware reserves 1 KiB for each resident
+// CTA, so one CTA may take 227 KiB.
+constexpr int kSmemPerSm = 228 * 1024;
+constexpr int kMaxSmemPerCta = 227 * 1024;
+constexpr int kReservedSmemPerCta = 1024;
 
 template <typename Element_, int kHeadDim_, int kBlockN_, int kWarpgroups_, int kStages_>
 struct FwdTraits {
@@ -64,10 +69,10 @@ struct FwdTraits {
     // Fed by TMA (fwd_feeds.cuh, TmaFeed), a full barrier per buffer for K and one for V follow.
     static constexpr int kTmaSmemLaunchBytes = kSmemLaunchBytes + 2 * kStages * kMbarrierBytes;
     static_assert(kQBytes % 1024 == 0 && kTileBytes % 1024 == 0, "tiles keep 1024-byte alignment");
-    static_assert(kTmaSmemLaunchBytes <= 227 * 1024, "tile does not fit in shared memory");
+    static_assert(kTmaSmemLaunchBytes <= kMaxSmemPerCta, "tile does not fit in shared memory");
 
     // Whether an SM's 228 KiB of shared memory holds two CTAs (each also reserves 1 KiB).
-    static constexpr bool kTwoCtasFit = 2 * (kTmaSmemLaunchBytes + 1024) <= 228 * 1024;
+    static constexpr bool kTwoCtasFit = 2 * (kTmaSmemLaunchBytes + kReservedSmemPerCta) <= kSmemPerSm;
     // The launch bound of one variant's kernels. ptxas spends whatever register budget the bound
     // leaves: under kMinBlocksPerSM's one-CTA budget, the f16 score-modifier kernel of the
     // two-warpgroup head-dim-64 128-key tile took 253-255 registers for the precise softcap tanh
@@ -185,7 +190,7 @@ struct WsTraits {
     // where it does not, O goes from registers straight to global memory
     // (WarpgroupTile::finish_to_global). Head dim 256's persistent walk is not compiled.
     static constexpr int kOBytes = kQBytes;
-    static constexpr bool kSeparateO = kSmemLaunchBytes + kOBytes <= 227 * 1024;
+    static constexpr bool kSeparateO = kSmemLaunchBytes + kOBytes <= kMaxSmemPerCta;
     static constexpr bool kOFromRegisters = !kSeparateO && (kHeadDim == 96 || kHeadDim == 128);
     static constexpr bool kWalks = kSeparateO || kOFromRegisters;
     // The walk computes a short tile of at most 64 rows on every consumer, split by keys, with
@@ -200,7 +205,7 @@ struct WsTraits {
     static constexpr int kPersistentQBuffers = kSeparateO && kConsumers == 2 ? 2 : 1;
     static constexpr int kPersistentSmemLaunchBytes =
         kSmemLaunchBytes + (kSeparateO ? kOBytes : 0) + (kPersistentQBuffers - 1) * kQBytes;
-    static_assert(kPersistentSmemLaunchBytes <= 227 * 1024, "the walk's tiles do not fit in shared memory");
+    static_assert(kPersistentSmemLaunchBytes <= kMaxSmemPerCta, "the walk's tiles do not fit in shared memory");
     // With O from registers the walk runs where a tile has at most this many keys, whatever the
     // key tile. The timeline probe (docs/benchmarks/2026-11-28-h100-timeline.md) has the walk's
     // tile boundary about 1.7 us shorter than a new CTA's, but its key tiles 5-9% slower, turn for
@@ -210,7 +215,7 @@ struct WsTraits {
     // tiles (6.5% with softcap), 4,096 keys 0.1-0.5% faster, 8,192 and 16,384 0.5-1.4% slower
     // (docs/benchmarks/2026-11-28-h200-walk-loop.md, 2026-11-28-h200-walk-limit.md).
     static constexpr int kWalkMaxKeys = 4096;
-    static_assert(kSmemLaunchBytes <= 227 * 1024, "tile does not fit in shared memory");
+    static_assert(kSmemLaunchBytes <= kMaxSmemPerCta, "tile does not fit in shared memory");
 };
 
 // kFallbackId: the registry id of Fallback's configuration (what config_used reports when the

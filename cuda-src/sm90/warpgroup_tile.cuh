@@ -323,8 +323,8 @@ struct WarpgroupTile {
     // docs/benchmarks/2026-11-26-h100-persistent.md). Rows past the tile's end are not written.
     // O's row stride and base must be 16-byte aligned (its tensor map says so).
     // The row sums and LSE are finish()'s, written out again: sharing them through a helper
-    // or a callback changed how ptxas scheduled other kernels' key loops (cuobjdump; the
-    // one-tile-per-CTA kernels keep main's SASS loop for loop this way).
+    // or a callback changed how ptxas scheduled other kernels' key loops (cuobjdump); written
+    // out, the one-tile-per-CTA kernels keep their machine code.
     template <typename Work>
     __device__ __forceinline__ void finish_to_global(const FlashAttnFwdParams &p, const Work &work, int g) {
         const bool has_sink = work.has_sink(p);

@@ -189,7 +189,7 @@ struct WsConsumer {
     // turn fewer, the last one shared. Every path issues it, a passing tile too (its S unused,
     // retired before the tile's own work), and each branch ends its own turn: a Q.K^T issued on
     // some paths only, or retired on some only, made ptxas serialize every wgmma of the kernel
-    // (C7515, tried on the way here). The launcher walks only calls with keys, so no walked tile
+    // (ptxas warning C7515). The launcher walks only calls with keys, so no walked tile
     // is skipped.
     Scores ahead_s;  // S of a tile's first key tile, issued before the tile
 
@@ -276,13 +276,14 @@ struct WsConsumer {
     // A consumer whose 64 rows all lie past the sequence's end (in the last query tile of a
     // length that is not a multiple of kBlockM: the 192-row tile's third consumer at 512 rows, its
     // second and third at 1024) has nothing to compute: it leaves the tensor cores to the others
-    // (call BN: that tile then costs about what a full 128-row tile does, 15% less than before).
+    // (call BN: that tile then costs about what a full 128-row tile does, 15% less than computing
+    // the empty rows).
     // It still takes every turn the computing path takes, in the same order, so the ring goes
     // round as usual, and releases each buffer the computing path releases, only after the data
     // it guards has landed: a release before the buffer's fill would count toward its previous
     // phase and free it under the other consumers' reads. A loop of its own rather than branches
     // around the computing loop's wgmmas: a wgmma skipped by a branch inside the pipeline makes
-    // ptxas serialize every wgmma of the kernel (C7515, seen on this change's first try).
+    // ptxas serialize every wgmma of the kernel (ptxas warning C7515).
     // (kAhead: the tile's last turn, with the next tile's first Q.K^T, is the walk's: run.)
     __device__ __forceinline__ void pass_tile() {
         const int n_blocks = tile.n_blocks;

@@ -120,6 +120,49 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) ws_kernel(const __grid_co
     Consumer(args, smem, tile, warpgroup).run();
 }
 
+// The CTAs of a persistent walk (one CTA per SM walking the tiles; 0: one CTA per tile), and
+// its deal in `deal`. Persistent where the kernel has it and the launch has more tiles than SMs,
+// one dense batch in which every row sees a key; causal launches where their fold is expected to
+// pay (causal_fold_deal); with O from registers, only where O's tensor map vouches for its
+// 16-byte alignment (`o_by_tma`) and each tile sees few enough keys for the walk to pay
+// (WsTraits::kWalkMaxKeys), or it splits its tail.
+template <typename Traits>
+int choose_walk(const FlashAttnFwdParams &p, dim3 grid, bool packed, bool o_by_tma, WalkDeal *deal) {
+    int walk_ctas = 0;
+    if constexpr (Traits::kWalks) {
+        const long long tiles = static_cast<long long>(grid.x) * grid.y * grid.z;
+        // A windowed tile's rows see its rows' span and the window's width at most (Diagonal's
+        // bounds; causal: no right side): the walk's key limit holds for those.
+        const bool windowed = p.window_left >= 0 || p.window_right >= 0;
+        const Diagonal window(p, SeqLens{p.seqlen_q, p.seqlen_k});
+        const long long seen = std::min<long long>(window.hi - window.lo + Traits::kBlockM, p.seqlen_k);
+        // Past the key limit a walk pays where it splits its tail (SplitTail): one CTA per tile
+        // leaves a partial last wave too.
+        const bool within_key_limit = !Traits::kOFromRegisters || seen <= Traits::kWalkMaxKeys;
+        const bool may_split = Traits::kOFromRegisters && o_by_tma && !windowed && !p.causal && p.workspace;
+        const bool walk_pays = !Traits::kOFromRegisters || (o_by_tma && (within_key_limit || may_split));
+        // A walk must never skip a tile, whose Q the producer announces: only calls in which every
+        // row sees a key (and with keys at all). Causal: top-left, or no more queries than keys;
+        // windowed: each row's diagonal key exists (no more queries than keys).
+        const bool every_row_sees =
+            windowed ? p.seqlen_q <= p.seqlen_k : !p.causal || p.causal_top_left || p.seqlen_q <= p.seqlen_k;
+        const bool walks = every_row_sees && !packed && p.seqlen_k > 0 && walk_pays;
+        const int sm_count = walks ? current_device_sm_count() : 0;
+        if (sm_count > 0 && tiles > sm_count) {
+            walk_ctas = sm_count;
+            const bool split = may_split && split_tail_deal(p, Traits::kBlockM, Traits::kBlockN, grid, walk_ctas, deal);
+            // Windowed tiles see about the same keys: they keep the plain round robin (kNone).
+            if (!split && !within_key_limit)
+                walk_ctas = 0;
+            else if (!split && !windowed && !p.causal)
+                *deal = short_tile_deal(p, Traits::kBlockM, grid, walk_ctas, Traits::kWalkSplitsShortTiles);
+            if (!windowed && p.causal && !causal_fold_deal(p, Traits::kBlockM, Traits::kBlockN, grid, walk_ctas, deal))
+                walk_ctas = 0;
+        }
+    }
+    return walk_ctas;
+}
+
 // Builds the tensor maps and launches; a call whose tensors no tensor map describes (a zero or
 // odd stride, no driver entry point) runs the fallback tile's kernel of the same variant instead
 // and reports that configuration, kFallbackId, in params->config_used.
@@ -135,45 +178,9 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
     const bool kv_mapped = encode_kv_maps(&args.k, &args.v, p, batch, rows_k, Traits::kHeadDim, Traits::kBlockN);
     // O's map: dense tensors only (see WsArgs::o_by_tma).
     args.o_by_tma = kv_mapped && !packed && encode_o_map(&args.o, p, batch, rows_q, Traits::kHeadDim, 64);
-    // Persistent (one CTA per SM walking the tiles) where the kernel has it and the launch has
-    // more tiles than SMs, one dense batch in which every row sees a key; causal launches where
-    // their fold is expected to pay (causal_fold_deal); with O from registers, only where O's
-    // tensor map vouches for its 16-byte alignment and each tile sees few enough keys for the
-    // walk to pay (WsTraits::kWalkMaxKeys).
     const dim3 grid = tile_grid(p, Traits::kBlockM);
-    int sms = 0;  // the walk's CTAs
-    if constexpr (Traits::kWalks) {
-        const long long tiles = static_cast<long long>(grid.x) * grid.y * grid.z;
-        // A windowed tile's rows see its rows' span and the window's width at most (Diagonal's
-        // bounds; causal: no right side): the walk's key limit holds for those.
-        const bool windowed = p.window_left >= 0 || p.window_right >= 0;
-        const Diagonal window(p, SeqLens{p.seqlen_q, p.seqlen_k});
-        const long long seen = std::min<long long>(window.hi - window.lo + Traits::kBlockM, p.seqlen_k);
-        // Past the key limit a walk pays where it splits its tail (SplitTail): one CTA per tile
-        // leaves a partial last wave too.
-        const bool within_key_limit = !Traits::kOFromRegisters || seen <= Traits::kWalkMaxKeys;
-        const bool may_split = Traits::kOFromRegisters && args.o_by_tma && !windowed && !p.causal && p.workspace;
-        const bool walk_pays = !Traits::kOFromRegisters || (args.o_by_tma && (within_key_limit || may_split));
-        // A walk must never skip a tile, whose Q the producer announces: only calls in which every
-        // row sees a key (and with keys at all). Causal: top-left, or no more queries than keys;
-        // windowed: each row's diagonal key exists (no more queries than keys).
-        const bool every_row_sees =
-            windowed ? p.seqlen_q <= p.seqlen_k : !p.causal || p.causal_top_left || p.seqlen_q <= p.seqlen_k;
-        const bool walks = every_row_sees && !packed && p.seqlen_k > 0 && walk_pays;
-        const int sm_count = walks ? current_device_sm_count() : 0;
-        if (sm_count > 0 && tiles > sm_count) {
-            sms = sm_count;
-            const bool split = may_split && split_tail_deal(p, Traits::kBlockM, Traits::kBlockN, grid, sms, &args.deal);
-            // Windowed tiles see about the same keys: they keep the plain round robin (kNone).
-            if (!split && !within_key_limit)
-                sms = 0;
-            else if (!split && !windowed && !p.causal)
-                args.deal = short_tile_deal(p, Traits::kBlockM, grid, sms, Traits::kWalkSplitsShortTiles);
-            if (!windowed && p.causal && !causal_fold_deal(p, Traits::kBlockM, Traits::kBlockN, grid, sms, &args.deal))
-                sms = 0;
-        }
-    }
-    const bool walk = sms > 0;
+    const int walk_ctas = choose_walk<Traits>(p, grid, packed, args.o_by_tma, &args.deal);
+    const bool walk = walk_ctas > 0;
     // Q's map, whose box is one part of Q: the walk's and the one-tile-per-CTA kernel's differ.
     const bool mapped =
         kv_mapped && encode_q_map(&args.q, p, batch, rows_q, Traits::kHeadDim, Traits::kBlockM / q_parts<Traits>(walk));
@@ -190,7 +197,7 @@ FlashAttnStatus launch_ws(FlashAttnFwdParams *params, cudaStream_t stream) {
         // Plainly: as a programmatic dependent it ran 3-4.5% slower (common/launch.cuh).
         if (walk) {
             params->schedule_used = walk_schedule(args.deal.kind);
-            return launch_tiles(ws_kernel<Traits, kVariant, true>, dim3(sms), Traits::kThreads,
+            return launch_tiles(ws_kernel<Traits, kVariant, true>, dim3(walk_ctas), Traits::kThreads,
                                 Traits::kPersistentSmemLaunchBytes, params, stream, persistent_facts, args,
                                 LaunchOrder::kPlain);
         }
