@@ -349,9 +349,7 @@ pub fn validate_decode(
     let kv_dims = match t.paged {
         None => [p.batch, p.seqlen_k, p.heads_kv],
         Some(pg) => {
-            if pg.page_size == 0 || pg.page_size % 16 != 0 || pg.page_size > MAX_SEQLEN {
-                return Err(Error::InvalidPageSize(pg.page_size));
-            }
+            check_page_size(pg.page_size)?;
             if pg.num_pages == 0 {
                 return Err(Error::ZeroSize { what: "num_pages" });
             }
@@ -362,21 +360,7 @@ pub fn validate_decode(
                     max: i32::MAX as u128,
                 });
             }
-            let needed = p.seqlen_k.div_ceil(pg.page_size);
-            if pg.width < needed {
-                return Err(Error::BlockTableTooNarrow {
-                    width: pg.width,
-                    needed,
-                });
-            }
-            let required = (p.batch - 1) as u128 * pg.width as u128 + needed as u128;
-            if (pg.len as u128) < required {
-                return Err(Error::SliceTooShort {
-                    tensor: "block_table",
-                    len: pg.len,
-                    required: required as usize,
-                });
-            }
+            check_table_shape(pg.width, pg.len, p.batch, p.seqlen_k, pg.page_size)?;
             if pg.ptr % 4 != 0 {
                 return Err(Error::Misaligned {
                     tensor: "block_table",
@@ -465,6 +449,40 @@ pub fn validate_decode(
     Ok((splits, scale))
 }
 
+/// A page size the split kernel takes: a multiple of its 16-key blocks (a block never straddles
+/// a page), at most MAX_SEQLEN.
+fn check_page_size(page_size: usize) -> Result<()> {
+    if page_size == 0 || page_size % 16 != 0 || page_size > MAX_SEQLEN {
+        return Err(Error::InvalidPageSize(page_size));
+    }
+    Ok(())
+}
+
+/// A block table of `rows` rows of `width` entries in `len` entries, for sequences of at most
+/// `longest_keys` keys in pages of `page_size` (checked): each row wide enough for the longest
+/// sequence, and the last row's used entries within `len`.
+fn check_table_shape(
+    width: usize,
+    len: usize,
+    rows: usize,
+    longest_keys: usize,
+    page_size: usize,
+) -> Result<()> {
+    let needed = longest_keys.div_ceil(page_size);
+    if width < needed {
+        return Err(Error::BlockTableTooNarrow { width, needed });
+    }
+    let required = rows.saturating_sub(1) as u128 * width as u128 + needed as u128;
+    if (len as u128) < required {
+        return Err(Error::SliceTooShort {
+            tensor: "block_table",
+            len,
+            required: usize::try_from(required).unwrap_or(usize::MAX),
+        });
+    }
+    Ok(())
+}
+
 /// Check a host copy of a block table completely: every entry a sequence of `seqlens_k` keys
 /// uses is a page in `[0, num_pages)`. (The launch checks only the table's shape; its contents
 /// stay on the device.) The shape is checked first, as [`validate_decode`] checks it for a call
@@ -477,24 +495,11 @@ pub fn check_block_table(
     page_size: usize,
     num_pages: usize,
 ) -> Result<()> {
-    if page_size == 0 || page_size % 16 != 0 || page_size > MAX_SEQLEN {
-        return Err(Error::InvalidPageSize(page_size));
-    }
+    check_page_size(page_size)?;
     let Some(&longest) = seqlens_k.iter().max() else {
         return Ok(());
     };
-    let needed = longest.div_ceil(page_size);
-    if width < needed {
-        return Err(Error::BlockTableTooNarrow { width, needed });
-    }
-    let required = (seqlens_k.len() - 1) as u128 * width as u128 + needed as u128;
-    if (table.len() as u128) < required {
-        return Err(Error::SliceTooShort {
-            tensor: "block_table",
-            len: table.len(),
-            required: usize::try_from(required).unwrap_or(usize::MAX),
-        });
-    }
+    check_table_shape(width, table.len(), seqlens_k.len(), longest, page_size)?;
     for (b, &len) in seqlens_k.iter().enumerate() {
         for slot in 0..len.div_ceil(page_size) {
             // In bounds by the length check; `get` all the same, and no product that wraps.

@@ -259,7 +259,7 @@ where
     A: DevicePtr<f32>,
     S: DevicePtr<f32>,
 {
-    forward_tensors(stream, params, q, k, v, o, lse, heads, None, None)
+    forward_tensors(stream, params, q, k, v, o, lse, heads, None, None, ())
 }
 
 /// f32 elements of the workspace [`forward_with_workspace`] needs on `device` for head dim
@@ -294,16 +294,6 @@ impl ForwardWorkspace {
             floats: stream.alloc_zeros::<f32>(len)?,
         })
     }
-
-    /// Its f32 elements.
-    pub fn len(&self) -> usize {
-        self.floats.len()
-    }
-
-    /// Never: [`ForwardWorkspace::new`] makes at least one element.
-    pub fn is_empty(&self) -> bool {
-        self.floats.len() == 0
-    }
 }
 
 /// [`forward_with`] with the split tail's workspace: a persistent warp-specialized launch on
@@ -336,7 +326,7 @@ where
     check_context(stream, "workspace", &*workspace)?;
     let len = workspace.len();
     let (ptr, guard) = workspace.device_ptr_mut(stream);
-    let info = forward_tensors(
+    forward_tensors(
         stream,
         params,
         q,
@@ -347,17 +337,16 @@ where
         heads,
         None,
         Some(RawVector { ptr, len }),
-    )?;
-    // forward_tensors collected the errors of its own guards; this one records as it drops.
-    drop(guard);
-    guard_errors(stream)?;
-    Ok(info)
+        guard,
+    )
 }
 
-/// [`forward_with`] behind both entry points: the tensors' device pointers (guards held for the
-/// launch), then the raw launch, dense or with `varlen`'s sequences.
+/// [`forward_with`] behind every entry point: the tensors' device pointers (guards held for the
+/// launch), then the raw launch, dense or with `varlen`'s sequences. `callers_guards` are the
+/// caller's own (of the sequences or the workspace, taken before this is called): they are
+/// dropped with these after the launch, and the driver errors of all of them collected once.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn forward_tensors<T, Q, K, V, O, A, S>(
+pub(crate) fn forward_tensors<T, Q, K, V, O, A, S, G>(
     stream: &CudaStream,
     params: &AttentionParams,
     q: Tensor<'_, Q>,
@@ -368,6 +357,7 @@ pub(crate) fn forward_tensors<T, Q, K, V, O, A, S>(
     heads: HeadVectors<'_, A, S>,
     varlen: Option<&RawVarlen>,
     workspace: Option<RawVector>,
+    callers_guards: G,
 ) -> Result<LaunchInfo>
 where
     T: Element,
@@ -434,7 +424,16 @@ where
     // Dropping the guards records the launch for the buffers' later users; a failed record
     // must fail this call. (A refused call leaves any such failure parked for the next check
     // rather than hide its own error.)
-    drop((slopes, sinks, q_guard, k_guard, v_guard, o_guard, lse_ptr));
+    drop((
+        slopes,
+        sinks,
+        q_guard,
+        k_guard,
+        v_guard,
+        o_guard,
+        lse_ptr,
+        callers_guards,
+    ));
     let info = launched?;
     guard_errors(stream)?;
     Ok(info)

@@ -28,9 +28,7 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 
 use crate::Element;
 use crate::error::{Error, Result};
-use crate::forward::{
-    HeadVectors, LaunchInfo, Tensor, TensorMut, check_context, forward_tensors, guard_errors,
-};
+use crate::forward::{HeadVectors, LaunchInfo, Tensor, TensorMut, check_context, forward_tensors};
 use crate::problem::{AttentionParams, RawVarlen};
 
 #[cfg(doc)]
@@ -247,11 +245,19 @@ where
         total_q: seqs.total_q,
         total_k: seqs.total_k,
     };
-    let info = forward_tensors(stream, params, q, k, v, o, lse, heads, Some(&raw), None)?;
-    // forward_tensors collected the errors of its own guards; these record as they drop.
-    drop((cu_q_guard, cu_k_guard, used));
-    guard_errors(stream)?;
-    Ok(info)
+    forward_tensors(
+        stream,
+        params,
+        q,
+        k,
+        v,
+        o,
+        lse,
+        heads,
+        Some(&raw),
+        None,
+        (cu_q_guard, cu_k_guard, used),
+    )
 }
 
 /// [`forward_varlen`] from raw device addresses (as [`crate::forward_raw`] is to
