@@ -40,7 +40,16 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) merge_kernel(const FlashA
         // row enumerates (b, s, h) with h fastest; LSE is [batch, heads, seqlen].
         const int64_t h = row % p.heads, s = (row / p.heads) % p.seqlen, b = row / (p.heads * int64_t{p.seqlen});
         const int64_t lse_at = (b * p.heads + h) * p.seqlen + s;
-        const MergeWeights w(p.lse_a[lse_at], p.lse_b[lse_at]);
+        // Lane 0 reads both LSEs and hands them to the warp: an in-place merge (p.lse ==
+        // p.lse_a or p.lse_b) then reads each LSE in the thread that overwrites it, and before.
+        float lse_a = 0.f, lse_b = 0.f;
+        if (lane == 0) {
+            lse_a = p.lse_a[lse_at];
+            lse_b = p.lse_b[lse_at];
+        }
+        lse_a = __shfl_sync(0xffffffffu, lse_a, 0);
+        lse_b = __shfl_sync(0xffffffffu, lse_b, 0);
+        const MergeWeights w(lse_a, lse_b);
         if (p.lse && lane == 0) p.lse[lse_at] = w.lse;
         const auto *oa = static_cast<const Element *>(p.o_a) + b * p.a_batch_stride + s * p.a_row_stride + h * p.a_head_stride;
         const auto *ob = static_cast<const Element *>(p.o_b) + b * p.b_batch_stride + s * p.b_row_stride + h * p.b_head_stride;

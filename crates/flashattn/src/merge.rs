@@ -47,8 +47,8 @@ pub struct RawState {
 const MAX_HEAD_DIM: usize = i32::MAX as usize - 256;
 
 /// Check a merge completely on the host. The output may be one of the inputs exactly (same
-/// address and strides: each element is read before it is written by the same thread), and
-/// must not overlap anything otherwise.
+/// address and strides: each element is read before it is written, by the thread that writes
+/// it), and must not overlap anything otherwise.
 pub fn validate_merge(
     shape: &MergeShape,
     a: &RawState,
