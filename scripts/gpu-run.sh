@@ -19,7 +19,8 @@
 # file (the other build's flashattn-bench as carried). FUZZ_ARGS: the fuzz step's spaces (';'-separated
 # flashattn-fuzz arguments; default the whole space, then the --walks and --splits presets). FUZZ_SANITIZER_ARGS replaces the
 # fuzz-sanitizer step's space (default --small), e.g. '--max-seqlen 300 --config A,B --features always',
-# and FUZZ_SANITIZER_CASES its case counts under memcheck, racecheck, synccheck (default "200 100 100").
+# and FUZZ_SANITIZER_CASES its case counts under memcheck, racecheck, synccheck (default "200 100 100");
+# FUZZ_SANITIZER_SEED draws other cases than the default seed 7's.
 # SANITIZER_LIMIT (seconds) bounds each compute-sanitizer run of the sanitizer steps, so a call with
 # little device time ends with the runs that finished (a cut run is noted as "time limit"). A run
 # that reports errors adds its reports, grouped by source line, to the summary
@@ -144,9 +145,9 @@ for step in $steps; do
         space=${fuzz_spaces[$i]} suffix=${i/#0/}; suffix=${suffix:+-$suffix}
         for spec in "memcheck $mem_cases" "racecheck $race_cases" "synccheck $sync_cases"; do
           set -- $spec; start=$SECONDS log="$out/fuzz-sanitizer-$1$suffix.log"
-          limited "$1" --error-exitcode 9 "$bin/flashattn-fuzz" $space --cases "$2" --seed 7 > "$log" 2>&1
+          limited "$1" --error-exitcode 9 "$bin/flashattn-fuzz" $space --cases "$2" --seed "${FUZZ_SANITIZER_SEED:-7}" > "$log" 2>&1
           rc=$?
-          note "fuzz ($space) under $1 ($2 cases): rc=$rc$(cut_note $rc) in $((SECONDS - start)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1); $(grep -E '^[0-9]+ cases, [0-9]+ failed|^all [0-9]+ cases passed' "$log" | tail -2 | tr '\n' ' ')"
+          note "fuzz ($space, seed ${FUZZ_SANITIZER_SEED:-7}) under $1 ($2 cases): rc=$rc$(cut_note $rc) in $((SECONDS - start)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1); $(grep -E '^[0-9]+ cases, [0-9]+ failed|^all [0-9]+ cases passed' "$log" | tail -2 | tr '\n' ' ')"
           findings "$rc" "$log"
         done
       done ;;
