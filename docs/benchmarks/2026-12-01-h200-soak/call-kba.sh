@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Call KBA: a correctness soak of main's kernels on fresh seeds, larger than any earlier run. The pack is
+# Call KBA: a correctness soak of main's kernels on fresh seeds. The pack is
 # b1679c5's (dist/gpu.txz; main's HEAD has the same code, only docs after it). Three streams side by side on the
 # one GPU (nothing here is timed):
 # A. flashattn-fuzz over the whole space: 2,000 cases or 460 s, seed 41;
 # B. the walk preset (400 cases or 110 s, seed 42) and the split-tail preset (120 cases or 80 s, seed 43); then gpu_decode's random
-#    caches (1,500, the test's fixed seed: its first 200 are the usual run) and gpu_varlen (400 proptest cases);
+#    caches (1,500, the test's fixed seed: its first 200 are the usual run, its first 1,000 earlier long runs') and gpu_varlen (400 proptest cases);
 # C. compute-sanitizer on the fuzzer's small space and its walk preset with seed 44 (every earlier sanitizer run
 #    of the fuzzer used seed 7): memcheck, racecheck, synccheck.
 set -u

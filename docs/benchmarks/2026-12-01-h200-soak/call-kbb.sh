@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Call KBB: compute-sanitizer at larger scale than any earlier run, on fresh seeds, over the same pack as call KBA
+# Call KBB: compute-sanitizer on fresh seeds (the fuzzer's; decode's and varlen's are fixed), over the same pack as call KBA
 # (b1679c5's). Three streams side by side on the one GPU; each sanitizer run is cut at SANITIZER_LIMIT seconds
 # (the summary says "time limit" where one was):
 # A. the fuzzer's walk preset at short lengths (--small --walks), seed 45: memcheck 400, racecheck 180, synccheck 150;
 # B. the fuzzer's small space, seed 46: memcheck 1,500, racecheck 300, synccheck 600; then gpu_decode's random caches:
-#    memcheck on 400, racecheck on 120 (the test's fixed seed: earlier runs took its first 40-75);
+#    memcheck on 400, racecheck on 120 (the test's fixed seed, so these are its first 400 and 120);
 # C. the split-tail preset (--splits: 2,048-5,120 keys, a workspace in every case), seed 47: memcheck 12, racecheck 6,
 #    synccheck 6; then gpu_varlen at short lengths, 200 proptest cases, under all three.
 set -u
