@@ -141,13 +141,14 @@ for step in $steps; do
       # space, fuzz-sanitizer-TOOL-N.log for space N after it.
       read -r mem_cases race_cases sync_cases <<< "${FUZZ_SANITIZER_CASES:-200 100 100}"
       IFS=';' read -r -a fuzz_spaces <<< "${FUZZ_SANITIZER_ARGS:---small;--small --walks}"
+      seed=${FUZZ_SANITIZER_SEED:-7}
       for i in "${!fuzz_spaces[@]}"; do
         space=${fuzz_spaces[$i]} suffix=${i/#0/}; suffix=${suffix:+-$suffix}
         for spec in "memcheck $mem_cases" "racecheck $race_cases" "synccheck $sync_cases"; do
           set -- $spec; start=$SECONDS log="$out/fuzz-sanitizer-$1$suffix.log"
-          limited "$1" --error-exitcode 9 "$bin/flashattn-fuzz" $space --cases "$2" --seed "${FUZZ_SANITIZER_SEED:-7}" > "$log" 2>&1
+          limited "$1" --error-exitcode 9 "$bin/flashattn-fuzz" $space --cases "$2" --seed "$seed" > "$log" 2>&1
           rc=$?
-          note "fuzz ($space, seed ${FUZZ_SANITIZER_SEED:-7}) under $1 ($2 cases): rc=$rc$(cut_note $rc) in $((SECONDS - start)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1); $(grep -E '^[0-9]+ cases, [0-9]+ failed|^all [0-9]+ cases passed' "$log" | tail -2 | tr '\n' ' ')"
+          note "fuzz ($space, seed $seed) under $1 ($2 cases): rc=$rc$(cut_note $rc) in $((SECONDS - start)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1); $(grep -E '^[0-9]+ cases, [0-9]+ failed|^all [0-9]+ cases passed' "$log" | tail -2 | tr '\n' ' ')"
           findings "$rc" "$log"
         done
       done ;;
